@@ -1,0 +1,66 @@
+# The one entry point. Targets are thin: the logic is in scripts/ and the
+# programs they call. `make help` lists everything.
+SHELL := bash
+TESTBED := scripts/testbed
+
+CLUSTER ?=
+POLICY ?=
+FRONTENDS ?=
+EMULATORS ?=
+CMD ?=
+SERVICE ?=
+export CLUSTER POLICY FRONTENDS EMULATORS SERVICE WORKLOADS_DIR TOPOLOGIES_DIR READY_TIMEOUT
+
+.DEFAULT_GOAL := help
+.PHONY: help up down clean status logs shell exec config images test lint
+
+help: ## list targets and parameters
+	@echo "HPC scheduling testbed: real Slurm 24.11 on emulated supercomputers."
+	@echo
+	@echo "Targets:"
+	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | \
+		awk -F':.*## ' '{printf "  make %-9s %s\n", $$1, $$2}'
+	@echo
+	@echo "Parameters:"
+	@echo "  CLUSTER=<name>    one of: $$(ls emulated-clusters/*.cluster | xargs -n1 basename | sed 's/.cluster//' | tr '\n' ' ')"
+	@echo "  FRONTENDS=<n>     front-end slurmd daemons (default: the machine definition's)"
+	@echo "  EMULATORS=<n>     containers the front ends are spread over"
+	@echo "  POLICY=<name>     allocation policy recorded in slurm.conf (default: default)"
+	@echo "  CMD='<command>'   for 'make exec'"
+	@echo "  SERVICE=<name>    for 'make logs' (db, slurmdbd, slurmctld, emu1, ...)"
+	@echo "  TOPOLOGIES_DIR    real topology files (default ../shared/topologies)"
+	@echo "  WORKLOADS_DIR     job logs (default ../shared/workloads)"
+	@echo "  READY_TIMEOUT=<s> how long 'make up' waits for all nodes to be idle (600)"
+
+up: ## build missing images, generate the config, start CLUSTER, wait until every node is idle
+	@$(TESTBED) up "$(CLUSTER)"
+
+down: ## stop the cluster, keeping job history and controller state
+	@$(TESTBED) down
+
+clean: ## stop the cluster and remove its volumes, generated config and secrets
+	@$(TESTBED) clean
+
+status: ## the cluster that is up, its policy, containers, nodes and jobs
+	@$(TESTBED) status
+
+logs: ## recent daemon logs (SERVICE=<name> for one)
+	@$(TESTBED) logs
+
+shell: ## an interactive shell in the controller container
+	@$(TESTBED) shell
+
+exec: ## run CMD in the controller container; exits with its status
+	@$(TESTBED) exec "$(CMD)"
+
+config: ## only generate build/clusters/CLUSTER/ (slurm.conf, topology.conf, topology.json)
+	@$(TESTBED) config "$(CLUSTER)"
+
+images: ## (re)build all images (cached layers make this quick)
+	@$(TESTBED) images
+
+test: ## run every test suite (bats and C unit tests) inside the tools image
+	@$(TESTBED) test
+
+lint: ## shellcheck the scripts
+	@$(TESTBED) in-tools shellcheck scripts/testbed images/base.sh images/*/entrypoint.sh .ci/run

@@ -1,0 +1,109 @@
+#!/usr/bin/env bats
+# Generated configurations have the machines' real node, core and leaf counts.
+
+setup_file() {
+	load helpers
+	local c
+	for c in tiny hpc2010 curie theta cori cab; do generate "$c"; done
+}
+
+setup() { load helpers; }
+
+# <cluster> <nodes> <cores> <leaves> <levels>
+check_counts() {
+	local c=$1 dir="$ROOT/build/test-config/$1"
+	assert_equal "$(json_count "$c" '.nodes | length')" "$2"
+	assert_equal "$(json_count "$c" '[.nodes[].cores] | add')" "$3"
+	assert_equal "$(json_count "$c" '[.switches[] | select(.level == 0)] | length')" "$4"
+	assert_equal "$(json_count "$c" '.levels | length')" "$5"
+	# Every node sits under exactly one leaf, and the root holds them all.
+	assert_equal "$(json_count "$c" '[.switches[] | select(.level == 0) | .nodes[]] | unique | length')" "$2"
+	assert_equal "$(json_count "$c" '[.switches[] | select(.level == 0) | .nodes | length] | add')" "$2"
+	assert_equal "$(json_count "$c" '[.switches[] | select(.parent == null) | .nodes | length] | add')" "$2"
+	# topology.conf agrees: one SwitchName line per switch with Nodes= on leaves.
+	assert_equal "$(grep -c '^SwitchName=.* Nodes=' "$dir/topology.conf")" "$4"
+	# slurm.conf: node lines give the same core total; TreeWidth above front ends.
+	local fe tw
+	fe=$(grep -c '^FrontendName=' "$dir/slurm.conf")
+	tw=$(sed -n 's/^TreeWidth=//p' "$dir/slurm.conf")
+	[ "$tw" -gt "$fe" ]
+}
+
+@test "tiny: 32 nodes, 128 cores, 8 leaves, 3 levels" {
+	check_counts tiny 32 128 8 3
+}
+
+@test "hpc2010: 512 nodes in the real file's 32 leaves of 16, one root" {
+	check_counts hpc2010 512 4096 32 2
+	run grep -c '^SwitchName=ibsw[0-9]* Nodes=' "$ROOT/build/test-config/hpc2010/topology.conf"
+	assert_output 32
+	assert_equal "$(json_count hpc2010 '[.switches[] | select(.level == 0) | .nodes | length] | unique')" "[
+  16
+]"
+}
+
+@test "curie: 5,040 nodes of 16 cores, 280 chassis leaves of 18" {
+	check_counts curie 5040 80640 280 3
+	assert_equal "$(json_count curie '[.switches[] | select(.level == 0) | .nodes | length] | unique | .[0]')" 18
+}
+
+@test "theta: 4,392 nodes of 64 cores, 72 chassis leaves in 12 groups" {
+	check_counts theta 4392 281088 72 3
+	assert_equal "$(json_count theta '[.nodes[].group] | unique | length')" 12
+	assert_equal "$(json_count theta '[.nodes[].router] | max < 1152')" true
+	# 4 nodes per router at most, 64 per chassis at most.
+	assert_equal "$(json_count theta '[.nodes | group_by(.router)[] | length] | max')" 4
+}
+
+@test "cori: 2,388 Haswell (32 cores) + 9,688 KNL (68 cores), 34 group leaves" {
+	check_counts cori 12076 735200 34 2
+	run grep -c 'Feature=haswell' "$ROOT/build/test-config/cori/slurm.conf"
+	assert_output 1
+	assert_equal "$(json_count cori '[.nodes[] | select(.cores == 32)] | length')" 2388
+	assert_equal "$(json_count cori '[.nodes[] | select(.cores == 68)] | length')" 9688
+	# The study's Cori tree: 300+ nodes per leaf.
+	assert_equal "$(json_count cori '[.switches[] | select(.level == 0) | .nodes | length] | min > 300')" true
+}
+
+@test "cab: 1,296 nodes, 72 leaves of 18, 4 pods" {
+	check_counts cab 1296 20736 72 3
+	assert_equal "$(json_count cab '[.switches[] | select(.level == 1)] | length')" 4
+}
+
+@test "FRONTENDS and EMULATORS spread front ends over containers" {
+	generate curie --frontends 7 --emulators 3
+	local dir="$ROOT/build/test-config/curie"
+	run grep -c '^FrontendName=' "$dir/slurm.conf"
+	assert_output 7
+	run grep -c '^  emu[0-9]*:' "$dir/emulators.yml"
+	assert_output 3
+	# Ports are unique.
+	assert_equal "$(sed -n 's/.*Port=//p' "$dir/slurm.conf" | sort -u | wc -l)" 7
+}
+
+@test "an unknown cluster is refused with the valid names" {
+	run generate atlantis
+	assert_failure
+	assert_output --partial "unknown CLUSTER 'atlantis'; valid: cab cori curie hpc2010 theta tiny"
+}
+
+@test "make config with an unknown CLUSTER lists the valid ones" {
+	run make -s -C "$ROOT" config CLUSTER=atlantis
+	assert_failure
+	assert_output --partial "valid: cab cori curie hpc2010 theta tiny"
+}
+
+@test "impossible FRONTENDS/EMULATORS are refused, nothing half-written" {
+	rm -rf "$ROOT/build/test-config/bad"
+	run python3 "$ROOT/emulated-clusters/generate.py" tiny "$ROOT/build/test-config/bad" --frontends 2 --emulators 5
+	assert_failure
+	assert_output --partial "expected 1 <= EMULATORS <= FRONTENDS"
+	[ ! -e "$ROOT/build/test-config/bad" ]
+}
+
+@test "hpc2010 without the real file falls back to the same shape" {
+	run python3 "$ROOT/emulated-clusters/generate.py" hpc2010 "$ROOT/build/test-config/hpc2010-rule" --topologies-dir /nonexistent
+	assert_success
+	assert_output --partial "not found"
+	assert_equal "$(grep -c 'Nodes=' "$ROOT/build/test-config/hpc2010-rule/topology.conf")" 32
+}
