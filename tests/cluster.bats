@@ -1,0 +1,89 @@
+#!/usr/bin/env bats
+# The emulated `tiny` cluster: comes up, runs a job with accounting, keeps its
+# history across down/up, and refuses what it cannot do.
+
+setup_file() {
+	load helpers
+	make -s -C "$ROOT" clean >/dev/null
+	make -s -C "$ROOT" up CLUSTER=tiny >&3
+}
+
+teardown_file() {
+	load helpers
+	make -s -C "$ROOT" clean >/dev/null
+}
+
+setup() { load helpers; }
+
+@test "every node of tiny is idle after make up" {
+	run make -s -C "$ROOT" exec CMD='sinfo -h -t idle -o %D'
+	assert_success
+	assert_output 32
+}
+
+@test "the topology Slurm loaded has tiny's 8 leaves" {
+	run make -s -C "$ROOT" exec CMD='scontrol show topology | grep -c "Level=0"'
+	assert_success
+	assert_output 8
+}
+
+@test "make exec returns the command's exit status" {
+	run make -s -C "$ROOT" exec CMD='exit 3'
+	assert_failure
+	run make -s -C "$ROOT" exec CMD='true'
+	assert_success
+}
+
+@test "a sleep job runs to COMPLETED and sacct --json reports its elapsed time" {
+	local id
+	id=$(make -s -C "$ROOT" exec CMD="sbatch --parsable -N 2 -J sleeper --wrap='sleep 3'")
+	[[ "$id" =~ ^[0-9]+$ ]]
+	echo "$id" >"$BATS_FILE_TMPDIR/job"
+	wait_for 120 bash -c "[ \"\$(source '$BATS_TEST_DIRNAME/helpers.bash' 2>/dev/null; job_state $id)\" = COMPLETED ]" ||
+		fail "job $id did not reach COMPLETED in accounting"
+	run sacct_json "$id"
+	assert_success
+	local elapsed nodes
+	elapsed=$(jq '.jobs[0].time.elapsed' <<<"$output")
+	nodes=$(jq -r '.jobs[0].allocation_nodes' <<<"$output")
+	[ "$elapsed" -ge 3 ] && [ "$elapsed" -le 6 ] || fail "elapsed $elapsed s for sleep 3"
+	assert_equal "$nodes" 2
+	assert_equal "$(jq -r '.jobs[0].name' <<<"$output")" sleeper
+}
+
+@test "make up while tiny is up names it for another cluster" {
+	run make -s -C "$ROOT" up CLUSTER=curie
+	assert_failure
+	assert_output --partial "cluster 'tiny' is up; run 'make down' first"
+}
+
+@test "make up with an unknown cluster lists the valid ones" {
+	run make -s -C "$ROOT" up CLUSTER=atlantis
+	assert_failure
+	assert_output --partial "unknown CLUSTER 'atlantis'; valid: cab cori curie hpc2010 theta tiny"
+}
+
+@test "make status names the cluster and its policy" {
+	run make -s -C "$ROOT" status
+	assert_success
+	assert_output --partial "cluster: tiny"
+	assert_output --partial "policy: default"
+	assert_output --partial "slurmctld"
+}
+
+@test "down then up keeps the job history" {
+	local id
+	id=$(cat "$BATS_FILE_TMPDIR/job")
+	run make -s -C "$ROOT" down
+	assert_success
+	run make -s -C "$ROOT" exec CMD=true
+	assert_failure
+	assert_output --partial "no cluster is up"
+	make -s -C "$ROOT" up CLUSTER=tiny >&3
+	run job_state "$id"
+	assert_output COMPLETED
+	# Job ids continue from the saved controller state.
+	local next
+	next=$(make -s -C "$ROOT" exec CMD="sbatch --parsable --wrap=true")
+	[ "$next" -gt "$id" ]
+}
