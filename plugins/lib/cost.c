@@ -1,0 +1,189 @@
+#include "cost.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+int tb_contention_init(struct tb_contention *c, const struct tb_topology *t,
+		       const struct tb_occupancy *o, const int *alloc, int n)
+{
+	int *comm = calloc((size_t)t->n_switches, sizeof(int));
+
+	c->topo = t;
+	c->ratio = calloc((size_t)t->n_switches, sizeof(double));
+	if (!comm || !c->ratio) {
+		free(comm);
+		tb_contention_fini(c);
+		return -1;
+	}
+	for (int i = 0; i < t->n_nodes && i < o->n_nodes; i++) {
+		if (o->state[i] != TB_NODE_BUSY_COMM)
+			continue;
+		for (int s = t->nodes[i].leaf; s != TB_NO_PARENT;
+		     s = t->switches[s].parent)
+			comm[s]++;
+	}
+	/* The job's own nodes communicate too (reproduces Figure 5). */
+	for (int k = 0; k < n; k++)
+		for (int s = t->nodes[alloc[k]].leaf; s != TB_NO_PARENT;
+		     s = t->switches[s].parent)
+			comm[s]++;
+	for (int s = 0; s < t->n_switches; s++)
+		if (t->switches[s].n_nodes)
+			c->ratio[s] = (double)comm[s] / t->switches[s].n_nodes;
+	free(comm);
+	return 0;
+}
+
+void tb_contention_fini(struct tb_contention *c)
+{
+	free(c->ratio);
+	c->ratio = NULL;
+}
+
+double tb_contention_factor(const struct tb_contention *c, int a, int b)
+{
+	const struct tb_topology *t = c->topo;
+	int x = t->nodes[a].leaf, y = t->nodes[b].leaf;
+	double sum = 0.0;
+
+	/* Up both sides until they meet; the meeting switch counts once. */
+	while (x != y) {
+		if (x == TB_NO_PARENT || y == TB_NO_PARENT)
+			return sum;
+		if (t->switches[x].level <= t->switches[y].level) {
+			sum += ldexp(c->ratio[x], -t->switches[x].level);
+			x = t->switches[x].parent;
+		} else {
+			sum += ldexp(c->ratio[y], -t->switches[y].level);
+			y = t->switches[y].parent;
+		}
+	}
+	return sum + ldexp(c->ratio[x], -t->switches[x].level);
+}
+
+double tb_hops(const struct tb_contention *c, int a, int b)
+{
+	return tb_pair_distance(c->topo, a, b) *
+	       (1.0 + tb_contention_factor(c, a, b));
+}
+
+static int ceil_log2(int p)
+{
+	int l = 0;
+
+	while ((1 << l) < p)
+		l++;
+	return l;
+}
+
+/* Largest Hops over the pairs (r, r ^ dist) of one butterfly step. */
+static double xor_step(const struct tb_contention *c, const int *alloc, int p,
+		       int dist)
+{
+	double worst = 0.0;
+
+	for (int r = 0; r < p; r++) {
+		int q = r ^ dist;
+		if (q > r && q < p) {
+			double h = tb_hops(c, alloc[r], alloc[q]);
+			if (h > worst)
+				worst = h;
+		}
+	}
+	return worst;
+}
+
+static double cost_rd(const struct tb_contention *c, const int *alloc, int p)
+{
+	double cost = 0.0;
+
+	for (int k = 0; k < ceil_log2(p); k++)
+		cost += xor_step(c, alloc, p, 1 << k);
+	return cost;
+}
+
+/* Partners at p/2, p/4, ... while the message doubles each step. */
+static double cost_rhvd(const struct tb_contention *c, const int *alloc, int p)
+{
+	int steps = ceil_log2(p);
+	double cost = 0.0;
+
+	for (int k = 0; k < steps; k++)
+		cost += ldexp(xor_step(c, alloc, p, 1 << (steps - 1 - k)), k);
+	return cost;
+}
+
+/* Broadcast from rank 0: in step k ranks below 2^k send to rank + 2^k. */
+static double cost_binomial(const struct tb_contention *c, const int *alloc,
+			    int p)
+{
+	double cost = 0.0;
+
+	for (int k = 0; k < ceil_log2(p); k++) {
+		double worst = 0.0;
+		for (int r = 0; r < (1 << k) && r + (1 << k) < p; r++) {
+			double h = tb_hops(c, alloc[r], alloc[r + (1 << k)]);
+			if (h > worst)
+				worst = h;
+		}
+		cost += worst;
+	}
+	return cost;
+}
+
+/* p - 1 identical steps, each rank sending to the next. */
+static double cost_ring(const struct tb_contention *c, const int *alloc, int p)
+{
+	double worst = 0.0;
+
+	if (p < 2)
+		return 0.0;
+	for (int r = 0; r < p; r++) {
+		double h = tb_hops(c, alloc[r], alloc[(r + 1) % p]);
+		if (h > worst)
+			worst = h;
+	}
+	return worst * (p - 1);
+}
+
+int tb_allocation_cost(const struct tb_topology *t,
+		       const struct tb_occupancy *o, const struct tb_job *job,
+		       const int *alloc, double *cost)
+{
+	struct tb_contention c;
+	int p = job->nodes;
+
+	if (tb_contention_init(&c, t, o, alloc, p))
+		return -1;
+	switch (job->pattern) {
+	case TB_PATTERN_RD:
+		*cost = cost_rd(&c, alloc, p);
+		break;
+	case TB_PATTERN_RHVD:
+		*cost = cost_rhvd(&c, alloc, p);
+		break;
+	case TB_PATTERN_BINOMIAL:
+		*cost = cost_binomial(&c, alloc, p);
+		break;
+	case TB_PATTERN_RING:
+		*cost = cost_ring(&c, alloc, p);
+		break;
+	case TB_PATTERN_CMC:
+		*cost = 0.7 * cost_binomial(&c, alloc, p) +
+			0.3 * cost_rd(&c, alloc, p);
+		break;
+	default:
+		tb_contention_fini(&c);
+		return -1;
+	}
+	tb_contention_fini(&c);
+	return 0;
+}
+
+double tb_scaled_runtime(double runtime, double comm_fraction, double cost,
+			 double cost_default)
+{
+	double ratio = cost_default > 0.0 ? cost / cost_default : 1.0;
+
+	return runtime * (1.0 - comm_fraction) + runtime * comm_fraction * ratio;
+}

@@ -1,0 +1,69 @@
+#include "occupancy.h"
+
+#include <stdlib.h>
+
+struct tb_occupancy *tb_occupancy_new(int n_nodes)
+{
+	struct tb_occupancy *o = calloc(1, sizeof(*o));
+
+	if (!o)
+		return NULL;
+	o->n_nodes = n_nodes;
+	o->state = calloc((size_t)(n_nodes > 0 ? n_nodes : 1), 1);
+	if (!o->state) {
+		free(o);
+		return NULL;
+	}
+	return o;
+}
+
+void tb_occupancy_free(struct tb_occupancy *o)
+{
+	if (!o)
+		return;
+	free(o->state);
+	free(o->failure_prob);
+	free(o->router_traffic);
+	free(o);
+}
+
+int tb_counts_init(struct tb_switch_counts *c, const struct tb_topology *t,
+		   const struct tb_occupancy *o)
+{
+	c->n_switches = t->n_switches;
+	c->free_nodes = calloc((size_t)t->n_switches, sizeof(int));
+	c->comm_nodes = calloc((size_t)t->n_switches, sizeof(int));
+	if (!c->free_nodes || !c->comm_nodes) {
+		tb_counts_fini(c);
+		return -1;
+	}
+	for (int n = 0; n < t->n_nodes && n < o->n_nodes; n++) {
+		int st = o->state[n];
+
+		if (st != TB_NODE_FREE && st != TB_NODE_BUSY_COMM)
+			continue;
+		for (int s = t->nodes[n].leaf; s != TB_NO_PARENT;
+		     s = t->switches[s].parent) {
+			if (st == TB_NODE_FREE)
+				c->free_nodes[s]++;
+			else
+				c->comm_nodes[s]++;
+		}
+	}
+	return 0;
+}
+
+void tb_counts_fini(struct tb_switch_counts *c)
+{
+	free(c->free_nodes);
+	free(c->comm_nodes);
+	c->free_nodes = c->comm_nodes = NULL;
+}
+
+double tb_comm_ratio(const struct tb_topology *t,
+		     const struct tb_switch_counts *c, int sw)
+{
+	int n = t->switches[sw].n_nodes;
+
+	return n ? (double)c->comm_nodes[sw] / n : 0.0;
+}

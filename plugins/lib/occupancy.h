@@ -1,0 +1,45 @@
+/*
+ * What is running where: per node free, busy with a compute-intensive job,
+ * busy with a communication-intensive job, or down. Optional per-router
+ * traffic and per-node failure probability serve the NeDD and TOFA
+ * policies.
+ */
+#ifndef TB_OCCUPANCY_H
+#define TB_OCCUPANCY_H
+
+#include "topology.h"
+
+enum tb_node_state {
+	TB_NODE_FREE = 0,
+	TB_NODE_BUSY = 1,
+	TB_NODE_BUSY_COMM = 2,
+	TB_NODE_DOWN = 3,
+};
+
+struct tb_occupancy {
+	int n_nodes;
+	unsigned char *state;		/* enum tb_node_state per node */
+	double *failure_prob;		/* per node, or NULL */
+	int n_routers;
+	double *router_traffic;		/* per router, or NULL */
+};
+
+struct tb_occupancy *tb_occupancy_new(int n_nodes);	/* all free */
+void tb_occupancy_free(struct tb_occupancy *o);
+
+/* Per-switch tallies of one snapshot, the policies' working state. */
+struct tb_switch_counts {
+	int n_switches;
+	int *free_nodes;	/* free nodes below each switch */
+	int *comm_nodes;	/* nodes below busy with a comm-intensive job */
+};
+
+int tb_counts_init(struct tb_switch_counts *c, const struct tb_topology *t,
+		   const struct tb_occupancy *o);
+void tb_counts_fini(struct tb_switch_counts *c);
+
+/* Eq. 1: share of a switch's nodes busy with communication-intensive jobs. */
+double tb_comm_ratio(const struct tb_topology *t,
+		     const struct tb_switch_counts *c, int sw);
+
+#endif

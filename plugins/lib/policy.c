@@ -1,0 +1,138 @@
+#include "policy.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const policy_names[TB_POLICY_COUNT] = {
+	[TB_POLICY_DEFAULT] = "default",
+	[TB_POLICY_GREEDY] = "greedy",
+	[TB_POLICY_BALANCED] = "balanced",
+	[TB_POLICY_ADAPTIVE] = "adaptive",
+};
+
+const char *tb_policy_name(enum tb_policy p)
+{
+	return (p >= 0 && p < TB_POLICY_COUNT) ? policy_names[p] : "?";
+}
+
+int tb_policy_parse(const char *name, enum tb_policy *out)
+{
+	for (int p = 0; p < TB_POLICY_COUNT; p++) {
+		if (!strcmp(name, policy_names[p])) {
+			*out = (enum tb_policy)p;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+const char *tb_status_str(enum tb_status s)
+{
+	switch (s) {
+	case TB_OK: return "ok";
+	case TB_ENOSPACE: return "not enough free nodes";
+	case TB_ETOOBIG: return "more nodes than the machine has";
+	case TB_EINVAL: return "invalid request";
+	case TB_ENOMEM: return "out of memory";
+	}
+	return "?";
+}
+
+enum tb_status tb_allocate(enum tb_policy p, const struct tb_topology *t,
+			   const struct tb_occupancy *o,
+			   const struct tb_job *job, int *alloc)
+{
+	if (job->nodes < 1 || o->n_nodes != t->n_nodes)
+		return TB_EINVAL;
+	if (job->nodes > t->n_nodes)
+		return TB_ETOOBIG;
+	switch (p) {
+	case TB_POLICY_DEFAULT:
+		return tb_policy_default(t, o, job, alloc);
+	case TB_POLICY_GREEDY:
+		return tb_policy_greedy(t, o, job, alloc);
+	case TB_POLICY_BALANCED:
+		return tb_policy_balanced(t, o, job, alloc);
+	case TB_POLICY_ADAPTIVE:
+		return tb_policy_adaptive(t, o, job, alloc);
+	default:
+		return TB_EINVAL;
+	}
+}
+
+int tb_pick_init(struct tb_pick *pk, const struct tb_topology *t,
+		 const struct tb_occupancy *o, int *alloc)
+{
+	pk->topo = t;
+	pk->occ = o;
+	pk->alloc = alloc;
+	pk->n = 0;
+	pk->taken = calloc((size_t)t->n_nodes, 1);
+	return pk->taken ? 0 : -1;
+}
+
+void tb_pick_fini(struct tb_pick *pk)
+{
+	free(pk->taken);
+	pk->taken = NULL;
+}
+
+int tb_pick_from_leaf(struct tb_pick *pk, int leaf, int want)
+{
+	const struct tb_switch *s = &pk->topo->switches[leaf];
+	int got = 0;
+
+	for (int k = 0; k < s->n_nodes && got < want; k++) {
+		int node = s->nodes[k];
+		if (pk->occ->state[node] != TB_NODE_FREE || pk->taken[node])
+			continue;
+		pk->taken[node] = 1;
+		pk->alloc[pk->n++] = node;
+		got++;
+	}
+	return got;
+}
+
+void tb_group_by_leaf(const struct tb_topology *t, int *alloc, int n)
+{
+	/* Insertion by first appearance of the leaf: n is a job's size, and
+	 * this runs once per decision, so quadratic in leaves used is fine. */
+	int done = 0;
+
+	while (done < n) {
+		int leaf = t->nodes[alloc[done]].leaf;
+		for (int k = done + 1; k < n; k++) {
+			if (t->nodes[alloc[k]].leaf != leaf)
+				continue;
+			int node = alloc[k];
+			memmove(&alloc[done + 2], &alloc[done + 1],
+				sizeof(int) * (size_t)(k - done - 1));
+			alloc[++done] = node;
+		}
+		done++;
+	}
+}
+
+int tb_is_below(const struct tb_topology *t, int sw, int ancestor)
+{
+	for (int s = sw; s != TB_NO_PARENT; s = t->switches[s].parent)
+		if (s == ancestor)
+			return 1;
+	return 0;
+}
+
+int tb_lowest_fitting_switch(const struct tb_topology *t,
+			     const struct tb_switch_counts *c, int n)
+{
+	int best = -1;
+
+	for (int s = 0; s < t->n_switches; s++) {
+		if (c->free_nodes[s] < n)
+			continue;
+		if (best < 0 || t->switches[s].level < t->switches[best].level ||
+		    (t->switches[s].level == t->switches[best].level &&
+		     c->free_nodes[s] < c->free_nodes[best]))
+			best = s;
+	}
+	return best;
+}

@@ -1,0 +1,73 @@
+/* Node allocation policies over a topology and an occupancy snapshot. */
+#ifndef TB_POLICY_H
+#define TB_POLICY_H
+
+#include "job.h"
+#include "occupancy.h"
+#include "topology.h"
+
+enum tb_policy {
+	TB_POLICY_DEFAULT,	/* Slurm 24.11 topology/tree, modelled */
+	TB_POLICY_GREEDY,	/* ICPP-W 2020, Algorithm 1 */
+	TB_POLICY_BALANCED,	/* ICPP-W 2020, Algorithm 2 */
+	TB_POLICY_ADAPTIVE,	/* ICPP-W 2020, cheaper (or costlier) of both */
+	TB_POLICY_COUNT
+};
+
+enum tb_status {
+	TB_OK = 0,
+	TB_ENOSPACE,		/* not enough free nodes in this snapshot */
+	TB_ETOOBIG,		/* more nodes than the machine has */
+	TB_EINVAL,		/* a request that makes no sense */
+	TB_ENOMEM,
+};
+
+const char *tb_policy_name(enum tb_policy p);
+int tb_policy_parse(const char *name, enum tb_policy *out);
+const char *tb_status_str(enum tb_status s);
+
+/*
+ * Chooses job->nodes free nodes. alloc receives node indexes in rank order:
+ * leaves in the order the policy took them, nodes by index within a leaf.
+ */
+enum tb_status tb_allocate(enum tb_policy p, const struct tb_topology *t,
+			   const struct tb_occupancy *o,
+			   const struct tb_job *job, int *alloc);
+
+/* Shared by the policy files. */
+struct tb_pick {
+	const struct tb_topology *topo;
+	const struct tb_occupancy *occ;
+	unsigned char *taken;	/* per node */
+	int *alloc;
+	int n;			/* nodes taken so far */
+};
+
+int tb_pick_init(struct tb_pick *pk, const struct tb_topology *t,
+		 const struct tb_occupancy *o, int *alloc);
+void tb_pick_fini(struct tb_pick *pk);
+/* Takes up to want free nodes of a leaf in index order; returns how many. */
+int tb_pick_from_leaf(struct tb_pick *pk, int leaf, int want);
+/* Regroups alloc so each leaf's nodes are consecutive, leaves in the order
+ * they first appear. */
+void tb_group_by_leaf(const struct tb_topology *t, int *alloc, int n);
+/* The lowest-level switch with at least n free nodes, fewest free first;
+ * -1 if none. */
+int tb_lowest_fitting_switch(const struct tb_topology *t,
+			     const struct tb_switch_counts *c, int n);
+int tb_is_below(const struct tb_topology *t, int sw, int ancestor);
+
+enum tb_status tb_policy_default(const struct tb_topology *t,
+				 const struct tb_occupancy *o,
+				 const struct tb_job *job, int *alloc);
+enum tb_status tb_policy_greedy(const struct tb_topology *t,
+				const struct tb_occupancy *o,
+				const struct tb_job *job, int *alloc);
+enum tb_status tb_policy_balanced(const struct tb_topology *t,
+				  const struct tb_occupancy *o,
+				  const struct tb_job *job, int *alloc);
+enum tb_status tb_policy_adaptive(const struct tb_topology *t,
+				  const struct tb_occupancy *o,
+				  const struct tb_job *job, int *alloc);
+
+#endif

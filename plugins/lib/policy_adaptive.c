@@ -1,0 +1,41 @@
+/*
+ * Adaptive: run greedy and balanced on the same snapshot and keep the
+ * cheaper allocation (Eq. 6) for a communication-intensive job, the costlier
+ * for a compute-intensive one, which leaves the cheap placements to jobs
+ * that communicate. Ties go to greedy.
+ */
+#include "policy.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "cost.h"
+
+enum tb_status tb_policy_adaptive(const struct tb_topology *t,
+				  const struct tb_occupancy *o,
+				  const struct tb_job *job, int *alloc)
+{
+	int *other = malloc(sizeof(int) * (size_t)job->nodes);
+	double cost_greedy, cost_balanced;
+	enum tb_status rc;
+
+	if (!other)
+		return TB_ENOMEM;
+	rc = tb_policy_greedy(t, o, job, alloc);
+	if (rc != TB_OK)
+		goto out;
+	rc = tb_policy_balanced(t, o, job, other);
+	if (rc != TB_OK)
+		goto out;
+	if (tb_allocation_cost(t, o, job, alloc, &cost_greedy) ||
+	    tb_allocation_cost(t, o, job, other, &cost_balanced)) {
+		rc = TB_ENOMEM;
+		goto out;
+	}
+	if (job->comm ? cost_balanced < cost_greedy :
+			cost_balanced > cost_greedy)
+		memcpy(alloc, other, sizeof(int) * (size_t)job->nodes);
+out:
+	free(other);
+	return rc;
+}

@@ -1,0 +1,453 @@
+#include "topology.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json.h"
+
+#define TB_MAX_LEVELS 20	/* Slurm's topology.conf limit */
+
+static int err_set(char *err, size_t errlen, const char *msg, const char *arg)
+{
+	if (err && errlen)
+		snprintf(err, errlen, msg, arg ? arg : "");
+	return -1;
+}
+
+struct tb_topology *tb_topology_new(void)
+{
+	return calloc(1, sizeof(struct tb_topology));
+}
+
+void tb_topology_free(struct tb_topology *t)
+{
+	if (!t)
+		return;
+	for (int i = 0; i < t->n_nodes; i++)
+		free(t->nodes[i].name);
+	for (int i = 0; i < t->n_switches; i++) {
+		free(t->switches[i].name);
+		free(t->switches[i].nodes);
+		free(t->switches[i].parent_name);
+	}
+	free(t->nodes);
+	free(t->switches);
+	free(t->leaves);
+	free(t->leaf_rank);
+	free(t->lca_level);
+	free(t);
+}
+
+int tb_switch_find(const struct tb_topology *t, const char *name)
+{
+	for (int i = 0; i < t->n_switches; i++)
+		if (!strcmp(t->switches[i].name, name))
+			return i;
+	return -1;
+}
+
+static int grow_array(void **arr, int n, int *cap, size_t size)
+{
+	void *p;
+	int ncap;
+
+	if (n < *cap)
+		return 0;
+	ncap = *cap ? *cap * 2 : 16;
+	p = realloc(*arr, (size_t)ncap * size);
+	if (!p)
+		return -1;
+	*arr = p;
+	*cap = ncap;
+	return 0;
+}
+
+/* Capacities live outside the public struct: the builder is used only until
+ * tb_topology_finish(), so plain realloc-by-doubling on the count is enough. */
+static int cap_for(int n)
+{
+	int c = 16;
+
+	while (c < n)
+		c *= 2;
+	return c;
+}
+
+int tb_topology_add_switch(struct tb_topology *t, const char *name,
+			   const char *parent_name)
+{
+	int cap = t->n_switches ? cap_for(t->n_switches) : 0;
+	struct tb_switch *s;
+
+	if (tb_switch_find(t, name) >= 0)
+		return -1;
+	if (grow_array((void **)&t->switches, t->n_switches, &cap,
+		       sizeof(*t->switches)))
+		return -1;
+	s = &t->switches[t->n_switches];
+	memset(s, 0, sizeof(*s));
+	s->name = strdup(name);
+	if (!s->name)
+		return -1;
+	s->parent = TB_NO_PARENT;
+	if (parent_name) {
+		s->parent_name = strdup(parent_name);
+		if (!s->parent_name) {
+			free(s->name);
+			return -1;
+		}
+	}
+	t->n_switches++;
+	return 0;
+}
+
+int tb_topology_add_node(struct tb_topology *t, const char *name, int leaf,
+			 int cores)
+{
+	int cap = t->n_nodes ? cap_for(t->n_nodes) : 0;
+	struct tb_node *n;
+
+	if (leaf < 0 || leaf >= t->n_switches)
+		return -1;
+	if (grow_array((void **)&t->nodes, t->n_nodes, &cap, sizeof(*t->nodes)))
+		return -1;
+	n = &t->nodes[t->n_nodes];
+	memset(n, 0, sizeof(*n));
+	n->name = strdup(name);
+	if (!n->name)
+		return -1;
+	n->leaf = leaf;
+	n->cores = cores;
+	n->router = n->chassis = n->group = -1;
+	for (int d = 0; d < TB_TORUS_DIMS; d++)
+		n->coord[d] = -1;
+	t->n_nodes++;
+	return 0;
+}
+
+/* Levels from the leaves up; fails on cycles and on a node under a switch
+ * that has child switches. */
+static int assign_levels(struct tb_topology *t, char *err, size_t errlen)
+{
+	int changed = 1, rounds = 0;
+
+	for (int i = 0; i < t->n_switches; i++)
+		t->switches[i].level = 0;
+	while (changed) {
+		changed = 0;
+		if (++rounds > TB_MAX_LEVELS + 1)
+			return err_set(err, errlen,
+				       "switch tree has a cycle or more than 20 levels%s",
+				       NULL);
+		for (int i = 0; i < t->n_switches; i++) {
+			int p = t->switches[i].parent;
+			if (p != TB_NO_PARENT &&
+			    t->switches[p].level < t->switches[i].level + 1) {
+				t->switches[p].level = t->switches[i].level + 1;
+				changed = 1;
+			}
+		}
+	}
+	for (int i = 0; i < t->n_nodes; i++)
+		if (t->switches[t->nodes[i].leaf].level != 0)
+			return err_set(err, errlen,
+				       "node %s hangs under a switch with child switches",
+				       t->nodes[i].name);
+	return 0;
+}
+
+static int add_root_if_needed(struct tb_topology *t)
+{
+	int tops = 0, root;
+
+	for (int i = 0; i < t->n_switches; i++)
+		if (t->switches[i].parent == TB_NO_PARENT)
+			tops++;
+	if (tops <= 1)
+		return 0;
+	if (tb_topology_add_switch(t, "root", NULL))
+		return -1;
+	root = t->n_switches - 1;
+	for (int i = 0; i < root; i++)
+		if (t->switches[i].parent == TB_NO_PARENT)
+			t->switches[i].parent = root;
+	return 0;
+}
+
+static int resolve_parents(struct tb_topology *t, char *err, size_t errlen)
+{
+	for (int i = 0; i < t->n_switches; i++) {
+		char *pname = t->switches[i].parent_name;
+		int p;
+
+		t->switches[i].parent_name = NULL;
+		if (!pname)
+			continue;
+		p = tb_switch_find(t, pname);
+		if (p < 0 || p == i) {
+			err_set(err, errlen, "unknown parent switch '%s'", pname);
+			free(pname);
+			return -1;
+		}
+		free(pname);
+		t->switches[i].parent = p;
+	}
+	return 0;
+}
+
+static int fill_switch_nodes(struct tb_topology *t)
+{
+	int *count = calloc((size_t)t->n_switches, sizeof(int));
+
+	if (!count)
+		return -1;
+	for (int n = 0; n < t->n_nodes; n++)
+		for (int s = t->nodes[n].leaf; s != TB_NO_PARENT;
+		     s = t->switches[s].parent)
+			count[s]++;
+	for (int s = 0; s < t->n_switches; s++) {
+		t->switches[s].nodes = malloc(sizeof(int) * (size_t)(count[s] ? count[s] : 1));
+		if (!t->switches[s].nodes) {
+			free(count);
+			return -1;
+		}
+		t->switches[s].n_nodes = 0;
+	}
+	free(count);
+	for (int n = 0; n < t->n_nodes; n++)
+		for (int s = t->nodes[n].leaf; s != TB_NO_PARENT;
+		     s = t->switches[s].parent)
+			t->switches[s].nodes[t->switches[s].n_nodes++] = n;
+	return 0;
+}
+
+static int build_leaf_tables(struct tb_topology *t)
+{
+	size_t nl;
+
+	t->leaf_rank = malloc(sizeof(int) * (size_t)t->n_switches);
+	t->leaves = malloc(sizeof(int) * (size_t)t->n_switches);
+	if (!t->leaf_rank || !t->leaves)
+		return -1;
+	t->n_leaves = 0;
+	t->n_levels = 0;
+	for (int s = 0; s < t->n_switches; s++) {
+		t->leaf_rank[s] = -1;
+		if (t->switches[s].level + 1 > t->n_levels)
+			t->n_levels = t->switches[s].level + 1;
+		if (t->switches[s].level == 0) {
+			t->leaf_rank[s] = t->n_leaves;
+			t->leaves[t->n_leaves++] = s;
+		}
+	}
+	nl = (size_t)t->n_leaves;
+	t->lca_level = malloc((nl * nl) > 0 ? nl * nl : 1);
+	if (!t->lca_level)
+		return -1;
+	for (size_t a = 0; a < nl; a++) {
+		for (size_t b = 0; b < nl; b++) {
+			int x = t->leaves[a], y = t->leaves[b], lvl;
+
+			/* Walk the deeper side up until both meet. */
+			while (x != y && x != TB_NO_PARENT && y != TB_NO_PARENT) {
+				if (t->switches[x].level <= t->switches[y].level)
+					x = t->switches[x].parent;
+				else
+					y = t->switches[y].parent;
+			}
+			lvl = (x == y && x != TB_NO_PARENT) ?
+				t->switches[x].level : t->n_levels;
+			t->lca_level[a * nl + b] = (unsigned char)lvl;
+		}
+	}
+	return 0;
+}
+
+int tb_topology_finish(struct tb_topology *t, char *err, size_t errlen)
+{
+	if (t->n_nodes == 0 || t->n_switches == 0)
+		return err_set(err, errlen, "topology has no nodes or no switches%s",
+			       NULL);
+	if (resolve_parents(t, err, errlen))
+		return -1;
+	if (add_root_if_needed(t))
+		return err_set(err, errlen, "out of memory%s", NULL);
+	if (assign_levels(t, err, errlen))
+		return -1;
+	if (fill_switch_nodes(t) || build_leaf_tables(t))
+		return err_set(err, errlen, "out of memory%s", NULL);
+	return 0;
+}
+
+int tb_lca_level(const struct tb_topology *t, int a, int b)
+{
+	int la = t->leaf_rank[t->nodes[a].leaf];
+	int lb = t->leaf_rank[t->nodes[b].leaf];
+
+	return t->lca_level[(size_t)la * (size_t)t->n_leaves + (size_t)lb];
+}
+
+int tb_pair_distance(const struct tb_topology *t, int a, int b)
+{
+	return 2 * (tb_lca_level(t, a, b) + 1);
+}
+
+/* --- JSON ------------------------------------------------------------------ */
+
+static int json_int(const struct tb_json *obj, const char *key, int dflt)
+{
+	const struct tb_json *v = tb_json_get(obj, key);
+
+	if (!v || v->type != TB_JSON_NUMBER || v->number < -1 ||
+	    v->number > 1e9)
+		return dflt;
+	return (int)v->number;
+}
+
+static int load_switches(struct tb_topology *t, const struct tb_json *sw,
+			 char *err, size_t errlen)
+{
+	for (size_t i = 0; i < sw->count; i++) {
+		const struct tb_json *s = &sw->items[i];
+		const struct tb_json *name = tb_json_get(s, "name");
+		const struct tb_json *parent = tb_json_get(s, "parent");
+
+		if (!name || name->type != TB_JSON_STRING)
+			return err_set(err, errlen, "switch without a name%s", NULL);
+		if (tb_topology_add_switch(t, name->string,
+					   parent && parent->type == TB_JSON_STRING ?
+					   parent->string : NULL))
+			return err_set(err, errlen,
+				       "duplicate switch '%s' (or out of memory)",
+				       name->string);
+	}
+	return 0;
+}
+
+/* Leaves list their nodes by index; a node must be under exactly one leaf. */
+static int load_nodes(struct tb_topology *t, const struct tb_json *nodes,
+		      const struct tb_json *sw, char *err, size_t errlen)
+{
+	int *leaf_of = malloc(sizeof(int) * (nodes->count ? nodes->count : 1));
+
+	if (!leaf_of)
+		return err_set(err, errlen, "out of memory%s", NULL);
+	for (size_t i = 0; i < nodes->count; i++)
+		leaf_of[i] = -1;
+	for (size_t s = 0; s < sw->count; s++) {
+		const struct tb_json *lv = tb_json_get(&sw->items[s], "level");
+		const struct tb_json *members = tb_json_get(&sw->items[s], "nodes");
+
+		if (!lv || lv->type != TB_JSON_NUMBER || lv->number != 0)
+			continue;
+		if (!members || members->type != TB_JSON_ARRAY)
+			goto bad_leaf;
+		for (size_t k = 0; k < members->count; k++) {
+			const struct tb_json *m = &members->items[k];
+			if (m->type != TB_JSON_NUMBER || m->number < 0 ||
+			    m->number >= (double)nodes->count ||
+			    leaf_of[(size_t)m->number] != -1)
+				goto bad_leaf;
+			leaf_of[(size_t)m->number] = (int)s;
+		}
+	}
+	for (size_t i = 0; i < nodes->count; i++) {
+		const struct tb_json *n = &nodes->items[i];
+		const struct tb_json *name = tb_json_get(n, "name");
+		struct tb_node *node;
+
+		if (!name || name->type != TB_JSON_STRING || leaf_of[i] < 0) {
+			free(leaf_of);
+			return err_set(err, errlen,
+				       "node %s has no name or no leaf switch",
+				       name && name->type == TB_JSON_STRING ?
+				       name->string : "?");
+		}
+		if (tb_topology_add_node(t, name->string, leaf_of[i],
+					 json_int(n, "cores", 1))) {
+			free(leaf_of);
+			return err_set(err, errlen, "out of memory%s", NULL);
+		}
+		node = &t->nodes[t->n_nodes - 1];
+		node->router = json_int(n, "router", -1);
+		node->chassis = json_int(n, "chassis", -1);
+		node->group = json_int(n, "group", -1);
+	}
+	free(leaf_of);
+	return 0;
+bad_leaf:
+	free(leaf_of);
+	return err_set(err, errlen,
+		       "a leaf switch lists a node index that is missing, "
+		       "out of range or already under another leaf%s", NULL);
+}
+
+int tb_topology_from_json_text(const char *text, size_t len,
+			       struct tb_topology **out, char *err,
+			       size_t errlen)
+{
+	struct tb_json doc;
+	const struct tb_json *nodes, *sw;
+	struct tb_topology *t;
+	char jerr[128];
+
+	*out = NULL;
+	if (tb_json_parse(text, len, &doc, jerr, sizeof(jerr)))
+		return err_set(err, errlen, "not JSON: %s", jerr);
+	nodes = tb_json_get(&doc, "nodes");
+	sw = tb_json_get(&doc, "switches");
+	if (!nodes || nodes->type != TB_JSON_ARRAY || !sw ||
+	    sw->type != TB_JSON_ARRAY) {
+		tb_json_free(&doc);
+		return err_set(err, errlen,
+			       "expected an object with 'nodes' and 'switches' arrays%s",
+			       NULL);
+	}
+	t = tb_topology_new();
+	if (!t) {
+		tb_json_free(&doc);
+		return err_set(err, errlen, "out of memory%s", NULL);
+	}
+	if (load_switches(t, sw, err, errlen) ||
+	    load_nodes(t, nodes, sw, err, errlen) ||
+	    tb_topology_finish(t, err, errlen)) {
+		tb_json_free(&doc);
+		tb_topology_free(t);
+		return -1;
+	}
+	tb_json_free(&doc);
+	*out = t;
+	return 0;
+}
+
+int tb_topology_load(const char *path, struct tb_topology **out, char *err,
+		     size_t errlen)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL;
+	size_t len = 0, cap = 0, n;
+	int rc;
+
+	*out = NULL;
+	if (!f)
+		return err_set(err, errlen, "%s: cannot open", path);
+	do {
+		if (cap - len < 65536) {
+			char *nb = realloc(buf, cap ? cap * 2 : 1 << 20);
+			if (!nb) {
+				free(buf);
+				fclose(f);
+				return err_set(err, errlen, "%s: out of memory", path);
+			}
+			buf = nb;
+			cap = cap ? cap * 2 : 1 << 20;
+		}
+		n = fread(buf + len, 1, cap - len, f);
+		len += n;
+	} while (n > 0);
+	fclose(f);
+	rc = tb_topology_from_json_text(buf, len, out, err, errlen);
+	free(buf);
+	return rc;
+}

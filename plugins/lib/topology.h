@@ -1,0 +1,77 @@
+/*
+ * The machine as the policies see it: nodes under leaf switches under any
+ * number of switch levels, plus the dragonfly (router, chassis, group) and
+ * torus fields that later policies use. Switch level 0 is a leaf; the
+ * papers number leaves 1, see tb_pair_distance().
+ */
+#ifndef TB_TOPOLOGY_H
+#define TB_TOPOLOGY_H
+
+#include <stddef.h>
+
+#define TB_NO_PARENT (-1)
+#define TB_TORUS_DIMS 5
+
+struct tb_node {
+	char *name;
+	int cores;
+	int leaf;		/* index of its leaf switch */
+	int router;		/* dragonfly fields, -1 when unknown */
+	int chassis;
+	int group;
+	int coord[TB_TORUS_DIMS];	/* torus coordinates, -1 when unknown */
+};
+
+struct tb_switch {
+	char *name;
+	int level;		/* 0 = leaf */
+	int parent;		/* switch index or TB_NO_PARENT */
+	int n_nodes;		/* all nodes below, in index order */
+	int *nodes;
+	char *parent_name;	/* builder only, resolved by finish() */
+};
+
+struct tb_topology {
+	int n_nodes;
+	struct tb_node *nodes;
+	int n_switches;		/* in the order of topology.conf */
+	struct tb_switch *switches;
+	int n_levels;		/* switch levels */
+	int n_leaves;
+	int *leaves;		/* switch indexes of leaves, in switch order */
+	int *leaf_rank;		/* switch index -> position in leaves, or -1 */
+	unsigned char *lca_level; /* n_leaves^2: level of lowest common switch */
+};
+
+/* Reads the project's topology JSON (emulated-clusters/generate.py).
+ * Returns 0, or -1 with a one-line reason in err. */
+int tb_topology_load(const char *path, struct tb_topology **out,
+		     char *err, size_t errlen);
+int tb_topology_from_json_text(const char *text, size_t len,
+			       struct tb_topology **out,
+			       char *err, size_t errlen);
+
+/*
+ * Builder: add switches (parents before or after children, by name), then
+ * nodes under leaves, then finish. A tree with several top switches gets one
+ * root above them, as Slurm needs a single tree.
+ */
+struct tb_topology *tb_topology_new(void);
+int tb_topology_add_switch(struct tb_topology *t, const char *name,
+			   const char *parent_name);
+int tb_topology_add_node(struct tb_topology *t, const char *name, int leaf,
+			 int cores);
+int tb_topology_finish(struct tb_topology *t, char *err, size_t errlen);
+
+void tb_topology_free(struct tb_topology *t);
+
+int tb_switch_find(const struct tb_topology *t, const char *name);
+
+/* Level (leaf = 0) of the lowest switch above both nodes. */
+int tb_lca_level(const struct tb_topology *t, int node_a, int node_b);
+
+/* The papers' distance: d(i,j) = 2 x level of the lowest common switch,
+ * levels counted from 1 at the leaves (Eq. 4). */
+int tb_pair_distance(const struct tb_topology *t, int node_a, int node_b);
+
+#endif
