@@ -39,7 +39,7 @@ setup() { load helpers; }
 	id=$(make -s -C "$ROOT" exec CMD="sbatch --parsable -N 2 -J sleeper --wrap='sleep 3'")
 	[[ "$id" =~ ^[0-9]+$ ]]
 	echo "$id" >"$BATS_FILE_TMPDIR/job"
-	wait_for 120 bash -c "[ \"\$(source '$BATS_TEST_DIRNAME/helpers.bash' 2>/dev/null; job_state $id)\" = COMPLETED ]" ||
+	wait_for 120 job_completed "$id" ||
 		fail "job $id did not reach COMPLETED in accounting"
 	run sacct_json "$id"
 	assert_success

@@ -26,3 +26,5 @@ wait_for() {
 sacct_json() { make -s -C "$ROOT" exec CMD="sacct -X --json -j $1"; }
 
 job_state() { sacct_json "$1" | jq -r '.jobs[0].state.current[0] // empty'; }
+
+job_completed() { [ "$(job_state "$1")" = COMPLETED ]; }
