@@ -8,11 +8,12 @@ POLICY ?=
 FRONTENDS ?=
 EMULATORS ?=
 CMD ?=
+SCENARIO ?=
 SERVICE ?=
 export CLUSTER POLICY FRONTENDS EMULATORS SERVICE WORKLOADS_DIR TOPOLOGIES_DIR READY_TIMEOUT
 
 .DEFAULT_GOAL := help
-.PHONY: help up down clean status logs shell exec config images test lint
+.PHONY: help up down clean status logs shell exec config images test bench lint alloc
 
 help: ## list targets and parameters
 	@echo "HPC scheduling testbed: real Slurm 24.11 on emulated supercomputers."
@@ -25,8 +26,10 @@ help: ## list targets and parameters
 	@echo "  CLUSTER=<name>    one of: $$(ls emulated-clusters/*.cluster | xargs -n1 basename | sed 's/.cluster//' | tr '\n' ' ')"
 	@echo "  FRONTENDS=<n>     front-end slurmd daemons (default: the machine definition's)"
 	@echo "  EMULATORS=<n>     containers the front ends are spread over"
-	@echo "  POLICY=<name>     allocation policy recorded in slurm.conf (default: default)"
+	@echo "  POLICY=<name>     default, greedy, balanced or adaptive (make up: recorded in slurm.conf;"
+	@echo "                    make alloc: one policy, or all)"
 	@echo "  CMD='<command>'   for 'make exec'"
+	@echo "  SCENARIO=<file>   for 'make alloc' (examples/*.scenario)"
 	@echo "  SERVICE=<name>    for 'make logs' (db, slurmdbd, slurmctld, emu1, ...)"
 	@echo "  TOPOLOGIES_DIR    real topology files (default ../shared/topologies)"
 	@echo "  WORKLOADS_DIR     job logs (default ../shared/workloads)"
@@ -56,11 +59,17 @@ exec: ## run CMD in the controller container; exits with its status
 config: ## only generate build/clusters/CLUSTER/ (slurm.conf, topology.conf, topology.json)
 	@$(TESTBED) config "$(CLUSTER)"
 
+alloc: ## run the allocation policies on SCENARIO (POLICY=<p>, default all); see examples/
+	@$(TESTBED) alloc "$(SCENARIO)" "$(or $(POLICY),all)"
+
 images: ## (re)build all images (cached layers make this quick)
 	@$(TESTBED) images
 
 test: ## run every test suite (bats and C unit tests) inside the tools image
 	@$(TESTBED) test
+
+bench: ## benchmarks: start-up time and memory of curie, theta, cori (figures, not tests)
+	@$(TESTBED) bench
 
 lint: ## shellcheck the scripts
 	@$(TESTBED) in-tools shellcheck scripts/testbed images/base.sh images/*/entrypoint.sh .ci/run

@@ -87,3 +87,17 @@ setup() { load helpers; }
 	next=$(make -s -C "$ROOT" exec CMD="sbatch --parsable --wrap=true")
 	[ "$next" -gt "$id" ]
 }
+
+@test "another cluster can come up after down, and tiny's history survives it" {
+	local id
+	id=$(cat "$BATS_FILE_TMPDIR/job")
+	make -s -C "$ROOT" down >/dev/null
+	run make -s -C "$ROOT" up CLUSTER=cab
+	assert_success
+	run make -s -C "$ROOT" exec CMD='sinfo -h -t idle -o %D'
+	assert_output 1296
+	make -s -C "$ROOT" down >/dev/null
+	make -s -C "$ROOT" up CLUSTER=tiny >/dev/null
+	run job_state "$id"
+	assert_output COMPLETED
+}

@@ -131,7 +131,7 @@ static int parse_string(struct parser *p, char **out)
 		case 'r': buf[n++] = '\r'; break;
 		case 't': buf[n++] = '\t'; break;
 		case 'u': {
-			unsigned u;
+			unsigned u = 0;
 			if (hex4(p, &u)) {
 				free(buf);
 				return -1;

@@ -121,17 +121,30 @@ int tb_is_below(const struct tb_topology *t, int sw, int ancestor)
 	return 0;
 }
 
+static int better_fit(const struct tb_topology *t,
+		      const struct tb_switch_counts *c, int s, int best,
+		      enum tb_fit_order order)
+{
+	if (t->switches[s].level != t->switches[best].level)
+		return t->switches[s].level < t->switches[best].level;
+	if (order != TB_FIT_TIGHTEST) {
+		double rs = tb_comm_ratio(t, c, s), rb = tb_comm_ratio(t, c, best);
+		if (rs != rb)
+			return order == TB_FIT_QUIETEST ? rs < rb : rs > rb;
+	}
+	return c->free_nodes[s] < c->free_nodes[best];
+}
+
 int tb_lowest_fitting_switch(const struct tb_topology *t,
-			     const struct tb_switch_counts *c, int n)
+			     const struct tb_switch_counts *c, int n,
+			     enum tb_fit_order order)
 {
 	int best = -1;
 
 	for (int s = 0; s < t->n_switches; s++) {
 		if (c->free_nodes[s] < n)
 			continue;
-		if (best < 0 || t->switches[s].level < t->switches[best].level ||
-		    (t->switches[s].level == t->switches[best].level &&
-		     c->free_nodes[s] < c->free_nodes[best]))
+		if (best < 0 || better_fit(t, c, s, best, order))
 			best = s;
 	}
 	return best;

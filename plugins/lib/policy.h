@@ -51,10 +51,16 @@ int tb_pick_from_leaf(struct tb_pick *pk, int leaf, int want);
 /* Regroups alloc so each leaf's nodes are consecutive, leaves in the order
  * they first appear. */
 void tb_group_by_leaf(const struct tb_topology *t, int *alloc, int n);
-/* The lowest-level switch with at least n free nodes, fewest free first;
- * -1 if none. */
+/* How to break ties among the lowest-level switches that fit a job. */
+enum tb_fit_order {
+	TB_FIT_TIGHTEST,	/* fewest free nodes (best fit) */
+	TB_FIT_QUIETEST,	/* lowest communication ratio, then tightest */
+	TB_FIT_BUSIEST,		/* highest communication ratio, then tightest */
+};
+/* The lowest-level switch with at least n free nodes; -1 if none. */
 int tb_lowest_fitting_switch(const struct tb_topology *t,
-			     const struct tb_switch_counts *c, int n);
+			     const struct tb_switch_counts *c, int n,
+			     enum tb_fit_order order);
 int tb_is_below(const struct tb_topology *t, int sw, int ancestor);
 
 enum tb_status tb_policy_default(const struct tb_topology *t,

@@ -60,7 +60,7 @@ enum tb_status tb_policy_balanced(const struct tb_topology *t,
 
 	if (tb_counts_init(&c, t, o))
 		return TB_ENOMEM;
-	top = tb_lowest_fitting_switch(t, &c, job->nodes);
+	top = tb_lowest_fitting_switch(t, &c, job->nodes, TB_FIT_TIGHTEST);
 	if (top < 0) {
 		tb_counts_fini(&c);
 		return TB_ENOSPACE;

@@ -4,6 +4,10 @@
  * for a communication-intensive job, most contended first for a compute-
  * intensive one, so that quiet leaves stay free for jobs that need them.
  * Ties: more free nodes first (fewer leaves), then topology order.
+ *
+ * When several switches of that lowest level fit (often: several leaves
+ * fit a small job), the same ratio order chooses among them; plain best
+ * fit would ignore contention exactly where a job sits on one leaf.
  */
 #include "policy.h"
 
@@ -48,7 +52,8 @@ enum tb_status tb_policy_greedy(const struct tb_topology *t,
 
 	if (tb_counts_init(&c, t, o))
 		return TB_ENOMEM;
-	top = tb_lowest_fitting_switch(t, &c, job->nodes);
+	top = tb_lowest_fitting_switch(t, &c, job->nodes,
+				       job->comm ? TB_FIT_QUIETEST : TB_FIT_BUSIEST);
 	if (top < 0) {
 		tb_counts_fini(&c);
 		return TB_ENOSPACE;

@@ -1,0 +1,156 @@
+#include "matrix.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "textfile.h"
+
+static int fail(char *err, size_t errlen, const char *name, int line,
+		const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (!err || !errlen)
+		return -1;
+	n = snprintf(err, errlen, "%s:%d: ", name, line);
+	if (n < 0 || (size_t)n >= errlen)
+		return -1;
+	va_start(ap, fmt);
+	vsnprintf(err + n, errlen - (size_t)n, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+void tb_matrix_free(struct tb_matrix *m)
+{
+	if (!m)
+		return;
+	free(m->entries);
+	free(m);
+}
+
+static int parse_int(const char *s, long lo, long hi, int *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < lo || v > hi)
+		return -1;
+	*out = (int)v;
+	return 0;
+}
+
+int tb_matrix_parse(const char *text, size_t len, const char *name,
+		    struct tb_matrix **out, char *err, size_t errlen)
+{
+	struct tb_matrix *m = calloc(1, sizeof(*m));
+	size_t pos = 0, cap = 0;
+	char line[256];
+	int lineno = 0, rc;
+
+	*out = NULL;
+	if (!m)
+		return fail(err, errlen, name, 0, "out of memory");
+	while ((rc = tb_next_line(text, len, &pos, line, sizeof(line))) != 0) {
+		char a[64], b[64], c[64], extra[2];
+		int fields;
+
+		lineno++;
+		if (rc < 0) {
+			fail(err, errlen, name, lineno, "line longer than %zu bytes",
+			     sizeof(line) - 1);
+			goto bad;
+		}
+		if (!line[0])
+			continue;
+		fields = sscanf(line, "%63s %63s %63s %1s", a, b, c, extra);
+		if (!m->ranks) {
+			if (fields != 2 || strcmp(a, "ranks") ||
+			    parse_int(b, 1, TB_MATRIX_MAX_RANKS, &m->ranks)) {
+				fail(err, errlen, name, lineno,
+				     "expected 'ranks <1-%d>' first",
+				     TB_MATRIX_MAX_RANKS);
+				goto bad;
+			}
+			continue;
+		}
+		if (fields != 3) {
+			fail(err, errlen, name, lineno,
+			     "expected '<from> <to> <volume>'");
+			goto bad;
+		}
+		if (cap == m->n) {
+			size_t ncap = cap ? cap * 2 : 64;
+			struct tb_matrix_entry *e =
+				realloc(m->entries, ncap * sizeof(*e));
+			if (!e) {
+				fail(err, errlen, name, lineno, "out of memory");
+				goto bad;
+			}
+			m->entries = e;
+			cap = ncap;
+		}
+		struct tb_matrix_entry *e = &m->entries[m->n];
+		char *end;
+		if (parse_int(a, 0, m->ranks - 1, &e->from) ||
+		    parse_int(b, 0, m->ranks - 1, &e->to)) {
+			fail(err, errlen, name, lineno,
+			     "rank out of range 0-%d", m->ranks - 1);
+			goto bad;
+		}
+		errno = 0;
+		e->volume = strtod(c, &end);
+		if (errno || *end || end == c || !isfinite(e->volume) ||
+		    e->volume < 0) {
+			fail(err, errlen, name, lineno,
+			     "volume '%s' is not a finite number >= 0", c);
+			goto bad;
+		}
+		m->n++;
+	}
+	if (!m->ranks) {
+		fail(err, errlen, name, lineno, "no 'ranks <n>' line");
+		goto bad;
+	}
+	*out = m;
+	return 0;
+bad:
+	tb_matrix_free(m);
+	return -1;
+}
+
+int tb_matrix_load(const char *path, struct tb_matrix **out, char *err,
+		   size_t errlen)
+{
+	size_t len;
+	char *text = tb_read_file(path, &len);
+	int rc;
+
+	*out = NULL;
+	if (!text)
+		return fail(err, errlen, path, 0, "cannot read the file");
+	rc = tb_matrix_parse(text, len, path, out, err, errlen);
+	free(text);
+	return rc;
+}
+
+double tb_hop_bytes(const struct tb_topology *t, const struct tb_matrix *m,
+		    const int *alloc)
+{
+	double sum = 0.0;
+
+	for (size_t k = 0; k < m->n; k++) {
+		const struct tb_matrix_entry *e = &m->entries[k];
+		if (e->from != e->to)
+			sum += e->volume *
+			       tb_pair_distance(t, alloc[e->from], alloc[e->to]);
+	}
+	return sum;
+}

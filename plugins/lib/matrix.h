@@ -1,0 +1,43 @@
+/*
+ * A job's communication matrix, plain text, one entry per line:
+ *
+ *   # comments and blank lines are ignored
+ *   ranks 4            first entry: how many ranks (or nodes)
+ *   0 1 1048576        sender receiver volume (bytes; repeats add up)
+ *
+ * Volumes are kept sparse; the matrix may be rank x rank or node x node,
+ * the caller decides which by how it maps indexes.
+ */
+#ifndef TB_MATRIX_H
+#define TB_MATRIX_H
+
+#include <stddef.h>
+
+#include "topology.h"
+
+#define TB_MATRIX_MAX_RANKS (1 << 20)
+
+struct tb_matrix_entry {
+	int from, to;
+	double volume;
+};
+
+struct tb_matrix {
+	int ranks;
+	size_t n;
+	struct tb_matrix_entry *entries;
+};
+
+/* Returns 0, or -1 with "<name>:<line>: <reason>" in err. */
+int tb_matrix_parse(const char *text, size_t len, const char *name,
+		    struct tb_matrix **out, char *err, size_t errlen);
+int tb_matrix_load(const char *path, struct tb_matrix **out, char *err,
+		   size_t errlen);
+void tb_matrix_free(struct tb_matrix *m);
+
+/* Hop-bytes: sum of volume x d(node of i, node of j) over the entries,
+ * rank r on node alloc[r]. */
+double tb_hop_bytes(const struct tb_topology *t, const struct tb_matrix *m,
+		    const int *alloc);
+
+#endif

@@ -1,0 +1,371 @@
+#include "scenario.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "textfile.h"
+
+#define MAX_WORDS 64
+
+struct leaf_line {
+	char name[64];
+	int nodes, busy, busy_comm;
+};
+
+struct eval_item {
+	int leaf;	/* index into leaf_line array */
+	int count;
+	int line;
+};
+
+struct builder {
+	const char *name;
+	char *err;
+	size_t errlen;
+	int line;
+	struct tb_scenario *s;
+	struct leaf_line *leaves;
+	int n_leaves, cap_leaves;
+	struct eval_item *eval;
+	int n_eval_items;
+	long total_nodes;
+};
+
+static int fail(struct builder *b, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (!b->err || !b->errlen)
+		return -1;
+	n = snprintf(b->err, b->errlen, "%s:%d: ", b->name, b->line);
+	if (n < 0 || (size_t)n >= b->errlen)
+		return -1;
+	va_start(ap, fmt);
+	vsnprintf(b->err + n, b->errlen - (size_t)n, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+static int parse_int(const char *s, long lo, long hi, int *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < lo || v > hi)
+		return -1;
+	*out = (int)v;
+	return 0;
+}
+
+static int split(char *line, char **words)
+{
+	int n = 0;
+
+	for (char *w = strtok(line, " \t"); w; w = strtok(NULL, " \t")) {
+		if (n == MAX_WORDS)
+			return -1;
+		words[n++] = w;
+	}
+	return n;
+}
+
+static int find_leaf(const struct builder *b, const char *name)
+{
+	for (int i = 0; i < b->n_leaves; i++)
+		if (!strcmp(b->leaves[i].name, name))
+			return i;
+	return -1;
+}
+
+static int switch_line(struct builder *b, char **w, int n)
+{
+	if (n != 4 || strcmp(w[2], "parent"))
+		return fail(b, "expected 'switch <name> parent <switch>'");
+	if (strlen(w[1]) >= 64)
+		return fail(b, "switch name longer than 63 characters");
+	if (tb_switch_find(b->s->topo, w[1]) >= 0)
+		return fail(b, "switch '%s' defined twice", w[1]);
+	if (tb_topology_add_switch(b->s->topo, w[1], w[3]))
+		return fail(b, "out of memory");
+	return 0;
+}
+
+static int leaf_line(struct builder *b, char **w, int n)
+{
+	struct leaf_line *l;
+	const char *parent = NULL;
+
+	if (n != 5 && !(n == 7 && !strcmp(w[5], "parent")))
+		return fail(b, "expected 'leaf <name> <nodes> <busy> <busy_comm> [parent <switch>]'");
+	if (strlen(w[1]) >= 64)
+		return fail(b, "leaf name longer than 63 characters");
+	if (find_leaf(b, w[1]) >= 0 || tb_switch_find(b->s->topo, w[1]) >= 0)
+		return fail(b, "'%s' defined twice", w[1]);
+	if (b->n_leaves == b->cap_leaves) {
+		int ncap = b->cap_leaves ? b->cap_leaves * 2 : 16;
+		struct leaf_line *nl = realloc(b->leaves, sizeof(*nl) * (size_t)ncap);
+		if (!nl)
+			return fail(b, "out of memory");
+		b->leaves = nl;
+		b->cap_leaves = ncap;
+	}
+	l = &b->leaves[b->n_leaves];
+	snprintf(l->name, sizeof(l->name), "%s", w[1]);
+	if (parse_int(w[2], 1, TB_SCENARIO_MAX_NODES, &l->nodes))
+		return fail(b, "leaf %s: nodes '%s' is not a number from 1 to %d",
+			    w[1], w[2], TB_SCENARIO_MAX_NODES);
+	if (parse_int(w[3], 0, l->nodes, &l->busy))
+		return fail(b, "leaf %s: busy '%s' is not a number from 0 to %d",
+			    w[1], w[3], l->nodes);
+	if (parse_int(w[4], 0, l->busy, &l->busy_comm))
+		return fail(b, "leaf %s: busy_comm '%s' is not a number from 0 to %d",
+			    w[1], w[4], l->busy);
+	b->total_nodes += l->nodes;
+	if (b->total_nodes > TB_SCENARIO_MAX_NODES)
+		return fail(b, "more than %d nodes in all", TB_SCENARIO_MAX_NODES);
+	if (n == 7)
+		parent = w[6];
+	if (tb_topology_add_switch(b->s->topo, w[1], parent))
+		return fail(b, "out of memory");
+	b->n_leaves++;
+	return 0;
+}
+
+static int job_line(struct builder *b, char **w, int n)
+{
+	struct tb_job *j = &b->s->job;
+
+	if (b->s->has_job)
+		return fail(b, "a second 'job' line");
+	for (int i = 1; i < n; i++) {
+		char *eq = strchr(w[i], '=');
+		char *end;
+
+		if (!eq)
+			return fail(b, "expected key=value, got '%s'", w[i]);
+		*eq++ = '\0';
+		if (!strcmp(w[i], "nodes")) {
+			if (parse_int(eq, 1, TB_SCENARIO_MAX_NODES, &j->nodes))
+				return fail(b, "nodes='%s' is not a positive number", eq);
+		} else if (!strcmp(w[i], "comm")) {
+			if (parse_int(eq, 0, 1, &j->comm))
+				return fail(b, "comm='%s': expected 0 or 1", eq);
+		} else if (!strcmp(w[i], "pattern")) {
+			if (tb_pattern_parse(eq, &j->pattern))
+				return fail(b, "pattern='%s': expected rd, rhvd, binomial, ring or cmc", eq);
+		} else if (!strcmp(w[i], "ratio")) {
+			errno = 0;
+			j->comm_fraction = strtod(eq, &end);
+			if (errno || *end || end == eq || !isfinite(j->comm_fraction) ||
+			    j->comm_fraction < 0 || j->comm_fraction > 1)
+				return fail(b, "ratio='%s': expected a number from 0 to 1", eq);
+		} else {
+			return fail(b, "unknown job key '%s' (nodes, comm, pattern, ratio)", w[i]);
+		}
+	}
+	if (!j->nodes)
+		return fail(b, "job needs nodes=<n>");
+	b->s->has_job = 1;
+	return 0;
+}
+
+static int eval_line(struct builder *b, char **w, int n)
+{
+	if (b->eval)
+		return fail(b, "a second 'eval' line");
+	if (n < 2)
+		return fail(b, "expected 'eval <leaf>:<count> ...'");
+	b->eval = calloc((size_t)n, sizeof(*b->eval));
+	if (!b->eval)
+		return fail(b, "out of memory");
+	for (int i = 1; i < n; i++) {
+		char *colon = strrchr(w[i], ':');
+		struct eval_item *e = &b->eval[b->n_eval_items];
+
+		if (!colon)
+			return fail(b, "expected <leaf>:<count>, got '%s'", w[i]);
+		*colon++ = '\0';
+		e->leaf = find_leaf(b, w[i]);
+		if (e->leaf < 0)
+			return fail(b, "eval: unknown leaf '%s'", w[i]);
+		if (parse_int(colon, 1, TB_SCENARIO_MAX_NODES, &e->count))
+			return fail(b, "eval: count '%s' is not a positive number", colon);
+		e->line = b->line;
+		b->n_eval_items++;
+	}
+	return 0;
+}
+
+/* Nodes, occupancy and the eval allocation, once every line is read. */
+static int build(struct builder *b)
+{
+	struct tb_scenario *s = b->s;
+	int node = 0, *taken_in_leaf;
+	char name[96];
+
+	for (int i = 0; i < b->n_leaves; i++) {
+		int leaf = tb_switch_find(s->topo, b->leaves[i].name);
+		for (int k = 0; k < b->leaves[i].nodes; k++) {
+			snprintf(name, sizeof(name), "%s-%d", b->leaves[i].name, k);
+			if (tb_topology_add_node(s->topo, name, leaf, 1))
+				return fail(b, "out of memory");
+		}
+	}
+	if (!b->n_leaves)
+		return fail(b, "no 'leaf' line");
+	/* Parents named only in 'parent' become switches of their own. */
+	for (int i = 0; i < s->topo->n_switches; i++) {
+		const char *p = s->topo->switches[i].parent_name;
+		if (p && tb_switch_find(s->topo, p) < 0 &&
+		    tb_topology_add_switch(s->topo, p, NULL))
+			return fail(b, "out of memory");
+	}
+	if (tb_topology_finish(s->topo, b->err, b->errlen)) {
+		char why[200];
+		snprintf(why, sizeof(why), "%s", b->err);
+		return fail(b, "%s", why);
+	}
+	s->occ = tb_occupancy_new(s->topo->n_nodes);
+	if (!s->occ)
+		return fail(b, "out of memory");
+	for (int i = 0; i < b->n_leaves; i++) {
+		for (int k = 0; k < b->leaves[i].nodes; k++, node++) {
+			if (k < b->leaves[i].busy_comm)
+				s->occ->state[node] = TB_NODE_BUSY_COMM;
+			else if (k < b->leaves[i].busy)
+				s->occ->state[node] = TB_NODE_BUSY;
+		}
+	}
+	if (!b->eval)
+		return 0;
+	taken_in_leaf = calloc((size_t)b->n_leaves, sizeof(int));
+	s->eval_alloc = malloc(sizeof(int) * (size_t)s->topo->n_nodes);
+	if (!taken_in_leaf || !s->eval_alloc) {
+		free(taken_in_leaf);
+		return fail(b, "out of memory");
+	}
+	for (int i = 0; i < b->n_eval_items; i++) {
+		struct eval_item *e = &b->eval[i];
+		struct leaf_line *l = &b->leaves[e->leaf];
+		int first = 0;
+
+		for (int k = 0; k < e->leaf; k++)
+			first += b->leaves[k].nodes;
+		if (taken_in_leaf[e->leaf] + e->count > l->nodes - l->busy) {
+			int left = l->nodes - l->busy - taken_in_leaf[e->leaf];
+			b->line = e->line;
+			free(taken_in_leaf);
+			return fail(b, "eval: leaf %s has %d free nodes left", l->name,
+				    left);
+		}
+		for (int k = 0; k < e->count; k++)
+			s->eval_alloc[s->n_eval++] =
+				first + l->busy + taken_in_leaf[e->leaf] + k;
+		taken_in_leaf[e->leaf] += e->count;
+	}
+	free(taken_in_leaf);
+	if (s->has_job && s->n_eval != s->job.nodes) {
+		b->line = b->eval[0].line;
+		return fail(b, "eval gives %d nodes, the job asks for %d",
+			    s->n_eval, s->job.nodes);
+	}
+	s->job.nodes = s->n_eval;
+	return 0;
+}
+
+int tb_scenario_parse(const char *text, size_t len, const char *name,
+		      struct tb_scenario **out, char *err, size_t errlen)
+{
+	struct builder b = { .name = name, .err = err, .errlen = errlen };
+	char line[1024], *w[MAX_WORDS];
+	size_t pos = 0;
+	int rc;
+
+	*out = NULL;
+	b.s = calloc(1, sizeof(*b.s));
+	if (!b.s || !(b.s->topo = tb_topology_new())) {
+		free(b.s);
+		return fail(&b, "out of memory");
+	}
+	b.s->job.comm = 1;
+	b.s->job.pattern = TB_PATTERN_RD;
+	b.s->job.comm_fraction = 0.5;
+	while ((rc = tb_next_line(text, len, &pos, line, sizeof(line))) != 0) {
+		int n;
+
+		b.line++;
+		if (rc < 0) {
+			fail(&b, "line longer than %zu bytes", sizeof(line) - 1);
+			goto bad;
+		}
+		n = split(line, w);
+		if (n == 0)
+			continue;
+		if (n < 0) {
+			fail(&b, "more than %d words", MAX_WORDS);
+			goto bad;
+		}
+		if (!strcmp(w[0], "leaf"))
+			rc = leaf_line(&b, w, n);
+		else if (!strcmp(w[0], "switch"))
+			rc = switch_line(&b, w, n);
+		else if (!strcmp(w[0], "job"))
+			rc = job_line(&b, w, n);
+		else if (!strcmp(w[0], "eval"))
+			rc = eval_line(&b, w, n);
+		else
+			rc = fail(&b, "unknown keyword '%s' (leaf, switch, job, eval)", w[0]);
+		if (rc)
+			goto bad;
+	}
+	if (!b.s->has_job && !b.eval) {
+		fail(&b, "no 'job' or 'eval' line");
+		goto bad;
+	}
+	if (build(&b))
+		goto bad;
+	free(b.leaves);
+	free(b.eval);
+	*out = b.s;
+	return 0;
+bad:
+	free(b.leaves);
+	free(b.eval);
+	tb_scenario_free(b.s);
+	return -1;
+}
+
+int tb_scenario_load(const char *path, struct tb_scenario **out, char *err,
+		     size_t errlen)
+{
+	size_t len;
+	char *text = tb_read_file(path, &len);
+	int rc;
+
+	*out = NULL;
+	if (!text) {
+		if (err && errlen)
+			snprintf(err, errlen, "%s: cannot read the file", path);
+		return -1;
+	}
+	rc = tb_scenario_parse(text, len, path, out, err, errlen);
+	free(text);
+	return rc;
+}
+
+void tb_scenario_free(struct tb_scenario *s)
+{
+	if (!s)
+		return;
+	tb_topology_free(s->topo);
+	tb_occupancy_free(s->occ);
+	free(s->eval_alloc);
+	free(s);
+}

@@ -1,0 +1,41 @@
+/*
+ * Small hand-written cluster states for examples and tests:
+ *
+ *   # leaf <name> <nodes> <busy> <busy_comm> [parent <switch>]
+ *   leaf L1 160 0 0
+ *   job nodes=512 comm=1 pattern=rhvd [ratio=0.5]
+ *   eval L1:128 L2:128          # optional: cost of a given allocation
+ *
+ * A leaf's first <busy> nodes are busy, the first <busy_comm> of them with
+ * communication-intensive jobs. Leaves without a parent hang under one
+ * root; named parents become switches (they may have parents of their own:
+ * `switch <name> parent <name>`).
+ */
+#ifndef TB_SCENARIO_H
+#define TB_SCENARIO_H
+
+#include <stddef.h>
+
+#include "job.h"
+#include "occupancy.h"
+#include "topology.h"
+
+#define TB_SCENARIO_MAX_NODES (1 << 20)
+
+struct tb_scenario {
+	struct tb_topology *topo;
+	struct tb_occupancy *occ;
+	struct tb_job job;
+	int has_job;
+	int n_eval;		/* nodes of the eval allocation, or 0 */
+	int *eval_alloc;
+};
+
+/* Returns 0, or -1 with "<name>:<line>: <reason>" in err. */
+int tb_scenario_parse(const char *text, size_t len, const char *name,
+		      struct tb_scenario **out, char *err, size_t errlen);
+int tb_scenario_load(const char *path, struct tb_scenario **out, char *err,
+		     size_t errlen);
+void tb_scenario_free(struct tb_scenario *s);
+
+#endif

@@ -1,0 +1,65 @@
+#include "textfile.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+char *tb_read_file(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL;
+	size_t cap = 0, n;
+
+	*len = 0;
+	if (!f)
+		return NULL;
+	do {
+		if (cap - *len < 4096) {
+			size_t ncap = cap ? cap * 2 : 65536;
+			char *nb = realloc(buf, ncap + 1);
+			if (!nb) {
+				free(buf);
+				fclose(f);
+				return NULL;
+			}
+			buf = nb;
+			cap = ncap;
+		}
+		n = fread(buf + *len, 1, cap - *len, f);
+		*len += n;
+	} while (n > 0);
+	fclose(f);
+	buf[*len] = '\0';
+	return buf;
+}
+
+int tb_next_line(const char *text, size_t len, size_t *pos, char *buf,
+		 size_t bufsize)
+{
+	size_t start = *pos, end, n;
+	char *hash;
+
+	if (start >= len)
+		return 0;
+	end = start;
+	while (end < len && text[end] != '\n')
+		end++;
+	*pos = end < len ? end + 1 : end;
+	n = end - start;
+	if (n >= bufsize)
+		return -1;
+	memcpy(buf, text + start, n);
+	buf[n] = '\0';
+	/* A NUL inside the line ends it, as it would in a C string. */
+	hash = strchr(buf, '#');
+	if (hash)
+		*hash = '\0';
+	n = strlen(buf);
+	while (n && strchr(" \t\r", buf[n - 1]))
+		buf[--n] = '\0';
+	if (buf[0] == ' ' || buf[0] == '\t') {
+		size_t k = strspn(buf, " \t");
+		memmove(buf, buf + k, n - k + 1);
+	}
+	return 1;
+}

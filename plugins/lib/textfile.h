@@ -1,0 +1,15 @@
+/* Whole-file reads and line splitting shared by the text parsers. */
+#ifndef TB_TEXTFILE_H
+#define TB_TEXTFILE_H
+
+#include <stddef.h>
+
+/* Reads a file into a NUL-terminated buffer; NULL on failure. */
+char *tb_read_file(const char *path, size_t *len);
+
+/* Next line of text[*pos..len) into buf (comments after '#' removed,
+ * trimmed); returns 0 at the end, -1 if a line is longer than bufsize. */
+int tb_next_line(const char *text, size_t len, size_t *pos, char *buf,
+		 size_t bufsize);
+
+#endif

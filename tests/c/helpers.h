@@ -1,0 +1,16 @@
+#ifndef TB_TEST_HELPERS_H
+#define TB_TEST_HELPERS_H
+
+#include <string.h>
+
+#include "scenario.h"
+
+/* Parses scenario text or aborts the test run: a broken fixture is a bug
+ * in the test, not a failed check. */
+struct tb_scenario *scenario(const char *text);
+
+/* Nodes per leaf name in alloc, e.g. "L1:128 L2:128". */
+void leaf_counts(const struct tb_topology *t, const int *alloc, int n,
+		 char *buf, size_t len);
+
+#endif

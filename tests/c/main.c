@@ -1,0 +1,53 @@
+#include <stdio.h>
+
+#include "check.h"
+#include "tests.h"
+
+int tb_check_failures;
+
+#define T(name) { #name, name }
+static const struct tb_test tb_tests[] = {
+	T(test_figure5_contention_and_hops),
+	T(test_figure5_cost_per_pattern),
+	T(test_deeper_tree_contention),
+	T(test_runtime_model),
+	T(test_table2_balanced),
+	T(test_balanced_reverse_pass_and_compute_order),
+	T(test_default_best_fit),
+	T(test_default_compares_parents_and_distance),
+	T(test_greedy_orders_by_contention),
+	T(test_adaptive_picks_cheaper_or_costlier),
+	T(test_refusals),
+	T(test_properties_random_states),
+	T(test_properties_balanced_powers_of_two),
+	T(test_scenario_errors),
+	T(test_matrix_parse_and_hop_bytes),
+	T(test_matrix_errors),
+	T(test_topology_json),
+	T(test_topology_json_errors),
+	{ NULL, NULL },
+};
+#undef T
+
+
+int main(void)
+{
+	int passed = 0, failed = 0, n = 0;
+
+	for (const struct tb_test *t = tb_tests; t->name; t++)
+		n++;
+	printf("1..%d\n", n);
+	for (int i = 0; i < n; i++) {
+		int before = tb_check_failures;
+		tb_tests[i].fn();
+		if (tb_check_failures == before) {
+			passed++;
+			printf("ok %d %s\n", i + 1, tb_tests[i].name);
+		} else {
+			failed++;
+			printf("not ok %d %s\n", i + 1, tb_tests[i].name);
+		}
+	}
+	printf("%d passed, %d failed\n", passed, failed);
+	return failed ? 1 : 0;
+}

@@ -1,0 +1,87 @@
+/* The cost model against the paper's Figure 5 and hand-computed patterns. */
+#include <stdlib.h>
+
+#include "check.h"
+#include "cost.h"
+#include "helpers.h"
+#include "tests.h"
+
+static const char *figure5 =
+	"leaf s0 4 2 2\n"
+	"leaf s1 4 0 0\n"
+	"job nodes=4 comm=1 pattern=rd\n"
+	"eval s0:2 s1:2\n";
+
+void test_figure5_contention_and_hops(void)
+{
+	struct tb_scenario *s = scenario(figure5);
+	struct tb_contention c;
+	const int *a = s->eval_alloc;
+
+	CHECK(tb_contention_init(&c, s->topo, s->occ, a, 4) == 0);
+	CHECK_NEAR(tb_contention_factor(&c, a[0], a[1]), 1.0);
+	CHECK_NEAR(tb_contention_factor(&c, a[0], a[2]), 1.875);
+	CHECK_NEAR(tb_hops(&c, a[0], a[1]), 4.0);
+	CHECK_NEAR(tb_hops(&c, a[0], a[2]), 11.5);
+	/* Leaf s1 holds only the job's own two nodes: r = 0.5. */
+	CHECK_NEAR(tb_hops(&c, a[2], a[3]), 3.0);
+	CHECK_EQ(tb_pair_distance(s->topo, a[0], a[1]), 2);
+	CHECK_EQ(tb_pair_distance(s->topo, a[0], a[3]), 4);
+	tb_contention_fini(&c);
+	tb_scenario_free(s);
+}
+
+void test_figure5_cost_per_pattern(void)
+{
+	struct tb_scenario *s = scenario(figure5);
+	double cost;
+
+	s->job.pattern = TB_PATTERN_RD;
+	CHECK(tb_allocation_cost(s->topo, s->occ, &s->job, s->eval_alloc, &cost) == 0);
+	CHECK_NEAR(cost, 4 + 11.5);
+	s->job.pattern = TB_PATTERN_BINOMIAL;	/* 0->1, then 0->2 and 1->3 */
+	tb_allocation_cost(s->topo, s->occ, &s->job, s->eval_alloc, &cost);
+	CHECK_NEAR(cost, 4 + 11.5);
+	s->job.pattern = TB_PATTERN_RING;	/* 3 steps, worst pair crosses */
+	tb_allocation_cost(s->topo, s->occ, &s->job, s->eval_alloc, &cost);
+	CHECK_NEAR(cost, 3 * 11.5);
+	s->job.pattern = TB_PATTERN_RHVD;	/* far pairs first, message doubles */
+	tb_allocation_cost(s->topo, s->occ, &s->job, s->eval_alloc, &cost);
+	CHECK_NEAR(cost, 11.5 * 1 + 4 * 2);
+	s->job.pattern = TB_PATTERN_CMC;
+	tb_allocation_cost(s->topo, s->occ, &s->job, s->eval_alloc, &cost);
+	CHECK_NEAR(cost, 0.7 * 15.5 + 0.3 * 15.5);
+	tb_scenario_free(s);
+}
+
+void test_deeper_tree_contention(void)
+{
+	/* Three levels: pods under a root. r(pod0) = 4/8, r(root) = 5/16. */
+	struct tb_scenario *s = scenario(
+		"leaf a 4 2 2 parent pod0\n"
+		"leaf b 4 0 0 parent pod0\n"
+		"leaf c 4 0 0 parent pod1\n"
+		"leaf d 4 0 0 parent pod1\n"
+		"job nodes=3 comm=1 pattern=rd\n"
+		"eval a:1 b:1 c:1\n");
+	struct tb_contention c;
+	const int *a = s->eval_alloc;
+
+	tb_contention_init(&c, s->topo, s->occ, a, 3);
+	/* a: 3/4, b: 1/4, pod0: 4/8 at level 1. */
+	CHECK_NEAR(tb_contention_factor(&c, a[0], a[1]), 0.75 + 0.25 + 0.5 / 2);
+	/* a, pod0, root, pod1, c: root (5/16) at level 2, pod1 (1/8). */
+	CHECK_NEAR(tb_contention_factor(&c, a[0], a[2]),
+		   0.75 + 0.5 / 2 + (5.0 / 16) / 4 + (1.0 / 8) / 2 + 0.25);
+	CHECK_EQ(tb_pair_distance(s->topo, a[0], a[2]), 6);
+	tb_contention_fini(&c);
+	tb_scenario_free(s);
+}
+
+void test_runtime_model(void)
+{
+	CHECK_NEAR(tb_scaled_runtime(100, 0.5, 15.5, 10), 50 + 50 * 1.55);
+	CHECK_NEAR(tb_scaled_runtime(100, 0.5, 7, 7), 100);
+	CHECK_NEAR(tb_scaled_runtime(100, 0.9, 0, 0), 100);	/* 1-node job */
+	CHECK_NEAR(tb_scaled_runtime(100, 0.0, 30, 10), 100);
+}

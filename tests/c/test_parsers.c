@@ -1,0 +1,130 @@
+/* Parsers: clear one-line errors with file and line, nothing half-built. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "json.h"
+#include "matrix.h"
+#include "scenario.h"
+#include "tests.h"
+#include "topology.h"
+
+static void expect_scenario_error(const char *text, const char *expected)
+{
+	struct tb_scenario *s = (struct tb_scenario *)1;
+	char err[256] = "";
+
+	CHECK(tb_scenario_parse(text, strlen(text), "x.scenario", &s, err,
+				sizeof(err)) == -1);
+	CHECK(s == NULL);
+	if (!strstr(err, expected)) {
+		fprintf(stderr, "  error '%s' lacks '%s'\n", err, expected);
+		tb_check_failures++;
+	}
+}
+
+void test_scenario_errors(void)
+{
+	expect_scenario_error("leaf a 4 0 0\nleaf b 4 9 0\njob nodes=2\n",
+			      "x.scenario:2: leaf b: busy '9' is not a number from 0 to 4");
+	expect_scenario_error("leaf a 4 0 0\njob nodes=2 pattern=zigzag\n",
+			      "x.scenario:2: pattern='zigzag': expected rd, rhvd, binomial, ring or cmc");
+	expect_scenario_error("leaf a 4 0 0\nfoo\n", "x.scenario:2: unknown keyword 'foo'");
+	expect_scenario_error("leaf a 4 0 0\n", "no 'job' or 'eval' line");
+	expect_scenario_error("leaf a 4 0 0\njob nodes=2\neval a:1 z:1\n",
+			      "x.scenario:3: eval: unknown leaf 'z'");
+	expect_scenario_error("leaf a 4 2 0\njob nodes=3\neval a:3\n",
+			      "x.scenario:3: eval: leaf a has 2 free nodes left");
+	expect_scenario_error("leaf a 4 0 0\nleaf a 4 0 0\njob nodes=1\n",
+			      "x.scenario:2: 'a' defined twice");
+	expect_scenario_error("leaf a 4 0 0 parent b\nswitch b parent a\njob nodes=1\n",
+			      "cycle");
+}
+
+void test_matrix_parse_and_hop_bytes(void)
+{
+	const char *ok = "# two ranks\nranks 2\n0 1 10\n1 0 5 # back\n0 1 1\n";
+	const char *scen = "leaf a 2 0 0\nleaf b 2 0 0\njob nodes=2\neval a:1 b:1\n";
+	struct tb_matrix *m;
+	struct tb_scenario *s;
+	char err[256];
+
+	CHECK(tb_matrix_parse(ok, strlen(ok), "m.txt", &m, err, sizeof(err)) == 0);
+	CHECK_EQ(m->ranks, 2);
+	CHECK_EQ(m->n, 3);
+	CHECK(tb_scenario_parse(scen, strlen(scen), "s", &s, err, sizeof(err)) == 0);
+	/* 16 bytes across leaves, distance 4. */
+	CHECK_NEAR(tb_hop_bytes(s->topo, m, s->eval_alloc), 16.0 * 4);
+	tb_scenario_free(s);
+	tb_matrix_free(m);
+}
+
+static void expect_matrix_error(const char *text, const char *expected)
+{
+	struct tb_matrix *m = (struct tb_matrix *)1;
+	char err[256] = "";
+
+	CHECK(tb_matrix_parse(text, strlen(text), "m.txt", &m, err,
+			      sizeof(err)) == -1);
+	CHECK(m == NULL);
+	if (!strstr(err, expected)) {
+		fprintf(stderr, "  error '%s' lacks '%s'\n", err, expected);
+		tb_check_failures++;
+	}
+}
+
+void test_matrix_errors(void)
+{
+	expect_matrix_error("0 1 5\n", "m.txt:1: expected 'ranks <1-");
+	expect_matrix_error("ranks 2\n0 2 5\n", "m.txt:2: rank out of range 0-1");
+	expect_matrix_error("ranks 2\n0 1 -5\n", "m.txt:2: volume '-5' is not a finite number >= 0");
+	expect_matrix_error("ranks 2\n0 1 nan\n", "m.txt:2: volume 'nan'");
+	expect_matrix_error("ranks 2\n0 1\n", "m.txt:2: expected '<from> <to> <volume>'");
+	expect_matrix_error("", "no 'ranks <n>' line");
+}
+
+static const char *small_json =
+	"{\"name\":\"t\",\"nodes\":[{\"name\":\"n0\",\"cores\":4},"
+	"{\"name\":\"n1\",\"cores\":4},{\"name\":\"n2\",\"cores\":4,\"router\":7}],"
+	"\"switches\":[{\"name\":\"l0\",\"level\":0,\"parent\":\"top\",\"nodes\":[0,1]},"
+	"{\"name\":\"l1\",\"level\":0,\"parent\":\"top\",\"nodes\":[2]},"
+	"{\"name\":\"top\",\"level\":1,\"parent\":null,\"nodes\":[0,1,2]}]}";
+
+void test_topology_json(void)
+{
+	struct tb_topology *t;
+	char err[256];
+
+	CHECK(tb_topology_from_json_text(small_json, strlen(small_json), &t, err,
+					 sizeof(err)) == 0);
+	CHECK_EQ(t->n_nodes, 3);
+	CHECK_EQ(t->n_leaves, 2);
+	CHECK_EQ(t->n_levels, 2);
+	CHECK_EQ(t->nodes[2].router, 7);
+	CHECK_EQ(tb_lca_level(t, 0, 1), 0);
+	CHECK_EQ(tb_lca_level(t, 0, 2), 1);
+	CHECK_EQ(t->switches[2].n_nodes, 3);
+	tb_topology_free(t);
+}
+
+void test_topology_json_errors(void)
+{
+	const char *twice = "{\"nodes\":[{\"name\":\"n0\"}],\"switches\":["
+		"{\"name\":\"a\",\"level\":0,\"nodes\":[0]},"
+		"{\"name\":\"b\",\"level\":0,\"nodes\":[0]}]}";
+	const char *deep = "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]";
+	struct tb_topology *t;
+	struct tb_json v;
+	char err[256];
+
+	CHECK(tb_topology_from_json_text(twice, strlen(twice), &t, err,
+					 sizeof(err)) == -1);
+	CHECK(strstr(err, "already under another leaf") != NULL);
+	CHECK(tb_topology_from_json_text("{", 1, &t, err, sizeof(err)) == -1);
+	CHECK(strstr(err, "not JSON") != NULL);
+	CHECK(tb_json_parse(deep, strlen(deep), &v, err, sizeof(err)) == -1);
+	CHECK(strstr(err, "nested deeper") != NULL);
+	CHECK(tb_json_parse("\"a\\u0041\\n\"", 11, &v, err, sizeof(err)) == 0);
+	CHECK(v.type == TB_JSON_STRING && !strcmp(v.string, "aA\n"));
+	tb_json_free(&v);
+}

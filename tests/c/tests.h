@@ -1,0 +1,26 @@
+/* Every test of the C suite; main.c runs them in this order. */
+#ifndef TB_TESTS_H
+#define TB_TESTS_H
+
+#include "check.h"
+
+void test_figure5_contention_and_hops(void);
+void test_figure5_cost_per_pattern(void);
+void test_deeper_tree_contention(void);
+void test_runtime_model(void);
+void test_table2_balanced(void);
+void test_balanced_reverse_pass_and_compute_order(void);
+void test_default_best_fit(void);
+void test_default_compares_parents_and_distance(void);
+void test_greedy_orders_by_contention(void);
+void test_adaptive_picks_cheaper_or_costlier(void);
+void test_refusals(void);
+void test_properties_random_states(void);
+void test_properties_balanced_powers_of_two(void);
+void test_scenario_errors(void);
+void test_matrix_parse_and_hop_bytes(void);
+void test_matrix_errors(void);
+void test_topology_json(void);
+void test_topology_json_errors(void);
+
+#endif
