@@ -11,6 +11,10 @@ CMD ?=
 SCENARIO ?=
 SERVICE ?=
 export CLUSTER POLICY FRONTENDS EMULATORS SERVICE WORKLOADS_DIR TOPOLOGIES_DIR READY_TIMEOUT
+# CMD goes to the script untouched: no make expansion of $, no shell
+# re-quoting, so quotes and $(...) reach the container as typed.
+TESTBED_CMD := $(value CMD)
+export TESTBED_CMD
 
 .DEFAULT_GOAL := help
 .PHONY: help up down clean status logs shell exec config images test bench lint alloc
@@ -54,7 +58,7 @@ shell: ## an interactive shell in the controller container
 	@$(TESTBED) shell
 
 exec: ## run CMD in the controller container; exits with its status
-	@$(TESTBED) exec "$(CMD)"
+	@$(TESTBED) exec
 
 config: ## only generate build/clusters/CLUSTER/ (slurm.conf, topology.conf, topology.json)
 	@$(TESTBED) config "$(CLUSTER)"

@@ -101,3 +101,9 @@ setup() { load helpers; }
 	run job_state "$id"
 	assert_output COMPLETED
 }
+
+@test "make exec passes quotes and \$(...) through untouched" {
+	run make -s -C "$ROOT" exec CMD='printf "%s|" "a b" "$(echo c)"'
+	assert_success
+	assert_output 'a b|c|'
+}

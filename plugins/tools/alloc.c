@@ -5,6 +5,13 @@
  *   default L1:160 L2:150 L3:100 L4:80 L5:22 cost=...
  *
  * With an 'eval' line, prints the cost of that allocation instead.
+ *
+ * State mode, for comparing with a running Slurm on the same snapshot:
+ *
+ *   tb-alloc --topology topology.json --busy n1,n2 [--busy-comm n3]
+ *            --job nodes=6[,comm=1,pattern=rd] [policy|all]
+ *
+ * prints "<policy> <node>,<node>,..." in rank order.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,7 +23,119 @@
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: tb-alloc <scenario> [default|greedy|balanced|adaptive|all]\n");
+	fprintf(stderr, "usage: tb-alloc <scenario> [default|greedy|balanced|adaptive|all]\n"
+		"       tb-alloc --topology <json> [--busy <names>] [--busy-comm <names>]\n"
+		"                --job nodes=<n>[,comm=0|1,pattern=<p>] [policy|all]\n");
+}
+
+static int find_node(const struct tb_topology *t, const char *name)
+{
+	for (int i = 0; i < t->n_nodes; i++)
+		if (!strcmp(t->nodes[i].name, name))
+			return i;
+	return -1;
+}
+
+/* Marks comma-separated node names with state. */
+static int mark_nodes(const struct tb_topology *t, struct tb_occupancy *o,
+		      char *names, int state)
+{
+	for (char *n = strtok(names, ","); n; n = strtok(NULL, ",")) {
+		int i = find_node(t, n);
+		if (i < 0) {
+			fprintf(stderr, "tb-alloc: --busy: unknown node '%s'\n", n);
+			return -1;
+		}
+		o->state[i] = (unsigned char)state;
+	}
+	return 0;
+}
+
+static int parse_job(char *spec, struct tb_job *job)
+{
+	job->comm = 1;
+	job->pattern = TB_PATTERN_RD;
+	job->comm_fraction = 0.5;
+	for (char *kv = strtok(spec, ","); kv; kv = strtok(NULL, ",")) {
+		char *v = strchr(kv, '=');
+		if (!v)
+			return -1;
+		*v++ = '\0';
+		if (!strcmp(kv, "nodes"))
+			job->nodes = atoi(v);
+		else if (!strcmp(kv, "comm"))
+			job->comm = atoi(v) != 0;
+		else if (!strcmp(kv, "pattern")) {
+			if (tb_pattern_parse(v, &job->pattern))
+				return -1;
+		} else
+			return -1;
+	}
+	return job->nodes > 0 ? 0 : -1;
+}
+
+static int state_mode(int argc, char **argv)
+{
+	const char *topo_path = NULL, *policy = "all";
+	char *busy = NULL, *busy_comm = NULL, *job_spec = NULL, err[512];
+	struct tb_topology *t;
+	struct tb_occupancy *o;
+	struct tb_job job = { 0 };
+	int *alloc, failed = 0;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--topology") && i + 1 < argc)
+			topo_path = argv[++i];
+		else if (!strcmp(argv[i], "--busy") && i + 1 < argc)
+			busy = argv[++i];
+		else if (!strcmp(argv[i], "--busy-comm") && i + 1 < argc)
+			busy_comm = argv[++i];
+		else if (!strcmp(argv[i], "--job") && i + 1 < argc)
+			job_spec = argv[++i];
+		else if (argv[i][0] != '-' && i == argc - 1)
+			policy = argv[i];
+		else {
+			usage();
+			return 2;
+		}
+	}
+	if (!topo_path || !job_spec || parse_job(job_spec, &job)) {
+		usage();
+		return 2;
+	}
+	if (tb_topology_load(topo_path, &t, err, sizeof(err))) {
+		fprintf(stderr, "tb-alloc: %s\n", err);
+		return 1;
+	}
+	o = tb_occupancy_new(t->n_nodes);
+	alloc = malloc(sizeof(int) * (size_t)t->n_nodes);
+	if (!o || !alloc ||
+	    (busy && mark_nodes(t, o, busy, TB_NODE_BUSY)) ||
+	    (busy_comm && mark_nodes(t, o, busy_comm, TB_NODE_BUSY_COMM))) {
+		failed = 1;
+		goto out;
+	}
+	for (int p = 0; p < TB_POLICY_COUNT; p++) {
+		enum tb_status rc;
+		if (strcmp(policy, "all") && strcmp(policy, tb_policy_name(p)))
+			continue;
+		rc = tb_allocate((enum tb_policy)p, t, o, &job, alloc);
+		if (rc != TB_OK) {
+			fprintf(stderr, "tb-alloc: %s: %s\n", tb_policy_name(p),
+				tb_status_str(rc));
+			failed = 1;
+			continue;
+		}
+		printf("%s ", tb_policy_name(p));
+		for (int k = 0; k < job.nodes; k++)
+			printf("%s%s", k ? "," : "", t->nodes[alloc[k]].name);
+		printf("\n");
+	}
+out:
+	free(alloc);
+	tb_occupancy_free(o);
+	tb_topology_free(t);
+	return failed;
 }
 
 static void print_allocation(const char *label, const struct tb_topology *t,
@@ -60,6 +179,8 @@ int main(int argc, char **argv)
 	int *alloc, failed = 0, first = 0, last = TB_POLICY_COUNT - 1;
 	enum tb_policy only;
 
+	if (argc >= 2 && !strcmp(argv[1], "--topology"))
+		return state_mode(argc, argv);
 	if (argc < 2 || argc > 3) {
 		usage();
 		return 2;
