@@ -10,14 +10,14 @@ EMULATORS ?=
 CMD ?=
 SCENARIO ?=
 SERVICE ?=
-export CLUSTER POLICY FRONTENDS EMULATORS SERVICE WORKLOADS_DIR TOPOLOGIES_DIR READY_TIMEOUT
+export CLUSTER POLICY FRONTENDS EMULATORS SERVICE WORKLOADS_DIR TOPOLOGIES_DIR READY_TIMEOUT BENCH
 # CMD goes to the script untouched: no make expansion of $, no shell
 # re-quoting, so quotes and $(...) reach the container as typed.
 TESTBED_CMD := $(value CMD)
 export TESTBED_CMD
 
 .DEFAULT_GOAL := help
-.PHONY: help up down clean status logs shell exec config images test bench lint alloc
+.PHONY: help up down clean status logs shell exec config images test bench lint alloc fuzz
 
 help: ## list targets and parameters
 	@echo "HPC scheduling testbed: real Slurm 24.11 on emulated supercomputers."
@@ -38,6 +38,7 @@ help: ## list targets and parameters
 	@echo "  TOPOLOGIES_DIR    real topology files (default ../shared/topologies)"
 	@echo "  WORKLOADS_DIR     job logs (default ../shared/workloads)"
 	@echo "  READY_TIMEOUT=<s> how long 'make up' waits for all nodes to be idle (600)"
+	@echo "  BENCH=<which>     for 'make bench': alloc, up or all (default all)"
 
 up: ## build missing images, generate the config, start CLUSTER, wait until every node is idle
 	@$(TESTBED) up "$(CLUSTER)"
@@ -66,13 +67,16 @@ config: ## only generate build/clusters/CLUSTER/ (slurm.conf, topology.conf, top
 alloc: ## run the allocation policies on SCENARIO (POLICY=<p>, default all); see examples/
 	@$(TESTBED) alloc "$(SCENARIO)" "$(or $(POLICY),all)"
 
+fuzz: ## fuzz the scenario, matrix and topology parsers (FUZZ_SECONDS each, default 60)
+	@$(TESTBED) in-tools make -s -C plugins fuzz FUZZ_SECONDS=$(or $(FUZZ_SECONDS),60)
+
 images: ## (re)build all images (cached layers make this quick)
 	@$(TESTBED) images
 
 test: ## run every test suite (bats and C unit tests) inside the tools image
 	@$(TESTBED) test
 
-bench: ## benchmarks: start-up time and memory of curie, theta, cori (figures, not tests)
+bench: ## benchmarks (BENCH=alloc|up|all): policy decision time; start-up time and memory
 	@$(TESTBED) bench
 
 lint: ## shellcheck the scripts

@@ -22,6 +22,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 FRONTEND_BASE_PORT = 17000
 DRAGONFLY_LEVELS = ("router", "chassis", "group")
+POLICIES = ("default", "greedy", "balanced", "adaptive")
 
 
 class DefinitionError(Exception):
@@ -381,8 +382,9 @@ AccountingStoreFlags=job_comment,job_extra
 JobCompType=jobcomp/none
 SelectType=select/cons_tres
 SelectTypeParameters=CR_Core
-TopologyPlugin=topology/tree
-# Policy for the project's topology plugin (ignored by topology/tree).
+# The project's plugin: Slurm's topology/tree with the node choice made by
+# the policy below (policy_default keeps tree's own choice).
+TopologyPlugin=topology/commtree
 TopologyParam=policy_{policy}
 # More front ends than TreeWidth is fatal.
 TreeWidth={max(16, frontends + 1)}
@@ -495,10 +497,15 @@ def main(argv):
     ap.add_argument("--frontends", type=int)
     ap.add_argument("--emulators", type=int)
     ap.add_argument("--policy", default="default")
+
     ap.add_argument("--topologies-dir",
                     default=os.path.join(HERE, "..", "..", "shared", "topologies"))
     args = ap.parse_args(argv)
 
+    if args.policy not in POLICIES:
+        print(f"error: unknown POLICY '{args.policy}'; valid: {' '.join(POLICIES)}",
+              file=sys.stderr)
+        return 2
     if args.name not in cluster_names():
         print(f"error: unknown CLUSTER '{args.name}'; valid: "
               f"{' '.join(cluster_names())}", file=sys.stderr)

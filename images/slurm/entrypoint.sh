@@ -10,7 +10,7 @@ log() { printf '%s %s: %s\n' "$(date +%H:%M:%S)" "$role" "$*"; }
 
 link_config() {
 	local f
-	for f in slurm.conf topology.conf cgroup.conf; do
+	for f in slurm.conf topology.conf topology.json cgroup.conf; do
 		ln -sf "$CLUSTER_DIR/$f" "/etc/slurm/$f"
 	done
 }

@@ -25,6 +25,7 @@ static const struct tb_test tb_tests[] = {
 	T(test_matrix_errors),
 	T(test_topology_json),
 	T(test_topology_json_errors),
+	T(test_profile_from_comment),
 	{ NULL, NULL },
 };
 #undef T

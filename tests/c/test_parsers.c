@@ -5,6 +5,7 @@
 #include "check.h"
 #include "json.h"
 #include "matrix.h"
+#include "profile.h"
 #include "scenario.h"
 #include "tests.h"
 #include "topology.h"
@@ -127,4 +128,29 @@ void test_topology_json_errors(void)
 	CHECK(tb_json_parse("\"a\\u0041\\n\"", 11, &v, err, sizeof(err)) == 0);
 	CHECK(v.type == TB_JSON_STRING && !strcmp(v.string, "aA\n"));
 	tb_json_free(&v);
+}
+
+void test_profile_from_comment(void)
+{
+	struct tb_profile p;
+	char err[160];
+
+	CHECK(tb_profile_parse("1:2", &p, err, sizeof(err)) == 0);
+	CHECK(p.comm == 1 && p.pattern == TB_PATTERN_RD);
+	CHECK(tb_profile_parse("1:1:70:3600", &p, err, sizeof(err)) == 0);
+	CHECK(p.pattern == TB_PATTERN_RHVD);
+	CHECK_NEAR(p.comm_fraction, 0.7);
+	CHECK_NEAR(p.runtime, 3600);
+	CHECK(tb_profile_parse("0", &p, err, sizeof(err)) == 0);
+	CHECK(p.comm == 0);
+	CHECK(tb_profile_parse("1:cmc:10", &p, err, sizeof(err)) == 0);
+	CHECK(p.pattern == TB_PATTERN_CMC);
+	CHECK(tb_profile_parse("1:6", &p, err, sizeof(err)) == -1);
+	CHECK(strstr(err, "pattern id must be 1-5") != NULL);
+	CHECK(tb_profile_parse("1:rd:150", &p, err, sizeof(err)) == -1);
+	CHECK(strstr(err, "percent must be 0-100") != NULL);
+	CHECK(tb_profile_parse("hello", &p, err, sizeof(err)) == -1);
+	CHECK(tb_profile_parse("1:rd:50:10:9", &p, err, sizeof(err)) == -1);
+	CHECK(tb_profile_parse(NULL, &p, err, sizeof(err)) == -1);
+	CHECK(tb_profile_parse("1:rd:nan", &p, NULL, 0) == -1);
 }

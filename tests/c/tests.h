@@ -22,5 +22,6 @@ void test_matrix_parse_and_hop_bytes(void);
 void test_matrix_errors(void);
 void test_topology_json(void);
 void test_topology_json_errors(void);
+void test_profile_from_comment(void);
 
 #endif

@@ -1,0 +1,88 @@
+#include "profile.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int fail(char *err, size_t errlen, const char *what, const char *text)
+{
+	if (err && errlen)
+		snprintf(err, errlen, "comment '%.64s': %s", text, what);
+	return -1;
+}
+
+static int number(const char *s, size_t n, double lo, double hi, double *out)
+{
+	char buf[32], *end;
+
+	if (n == 0 || n >= sizeof(buf))
+		return -1;
+	memcpy(buf, s, n);
+	buf[n] = '\0';
+	errno = 0;
+	*out = strtod(buf, &end);
+	if (errno || *end || !isfinite(*out) || *out < lo || *out > hi)
+		return -1;
+	return 0;
+}
+
+int tb_profile_parse(const char *text, struct tb_profile *p, char *err,
+		     size_t errlen)
+{
+	const char *f[5];
+	size_t len[5];
+	int n = 0;
+	double v;
+
+	p->comm = 0;
+	p->pattern = TB_PATTERN_RD;
+	p->comm_fraction = 0.5;
+	p->runtime = 0;
+	if (!text || !*text)
+		return fail(err, errlen, "empty", "");
+	for (const char *s = text;; n++) {
+		const char *colon = strchr(s, ':');
+		if (n == 4)
+			return fail(err, errlen, "more than 4 fields", text);
+		f[n] = s;
+		len[n] = colon ? (size_t)(colon - s) : strlen(s);
+		if (!colon) {
+			n++;
+			break;
+		}
+		s = colon + 1;
+	}
+	if (len[0] != 1 || (f[0][0] != '0' && f[0][0] != '1'))
+		return fail(err, errlen, "first field must be 0 or 1", text);
+	p->comm = f[0][0] == '1';
+	if (n > 1) {
+		char name[16];
+		if (len[1] == 0 || len[1] >= sizeof(name))
+			return fail(err, errlen, "bad pattern", text);
+		memcpy(name, f[1], len[1]);
+		name[len[1]] = '\0';
+		if (len[1] == 1 && name[0] >= '1' && name[0] <= '9') {
+			if (tb_pattern_from_study_id(name[0] - '0', &p->pattern))
+				return fail(err, errlen,
+					    "pattern id must be 1-5", text);
+		} else if (tb_pattern_parse(name, &p->pattern)) {
+			return fail(err, errlen,
+				    "unknown pattern (rd, rhvd, binomial, ring, cmc or 1-5)",
+				    text);
+		}
+	}
+	if (n > 2) {
+		if (number(f[2], len[2], 0, 100, &v))
+			return fail(err, errlen, "percent must be 0-100", text);
+		p->comm_fraction = v / 100.0;
+	}
+	if (n > 3) {
+		if (number(f[3], len[3], 0, 1e9, &v))
+			return fail(err, errlen, "runtime must be 0-1e9 seconds",
+				    text);
+		p->runtime = v;
+	}
+	return 0;
+}
