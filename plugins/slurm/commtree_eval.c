@@ -69,15 +69,15 @@ extern void commtree_load_topology(void)
 	}
 	slurm_of = xcalloc(topo->n_nodes, sizeof(int));
 	topo_of_count = node_record_count;
-	topo_of = xcalloc(topo_of_count ? topo_of_count : 1, sizeof(int));
+	topo_of = xcalloc(topo_of_count > 0 ? topo_of_count : 1, sizeof(int));
 	for (int i = 0; i < topo_of_count; i++)
 		topo_of[i] = -1;
 	for (int k = 0; k < topo->n_nodes; k++) {
 		node_record_t *node = find_node_record(topo->nodes[k].name);
-		slurm_of[k] = node ? node->index : -1;
+		slurm_of[k] = node ? (int) node->index : -1;
 		if (!node)
 			missing++;
-		else if (node->index < topo_of_count)
+		else if ((int) node->index < topo_of_count)
 			topo_of[node->index] = k;
 	}
 	info("topology/commtree: %s: %d nodes, %d leaves, %d levels%s",
@@ -177,7 +177,7 @@ static struct tb_occupancy *_snapshot(topology_eval_t *topo_eval)
 /* Replaces or adds NAME=value in the job's supplemental environment. */
 static void _env_set(job_record_t *job_ptr, const char *name, char *value)
 {
-	struct job_details *d = job_ptr->details;
+	job_details_t *d = job_ptr->details;
 	size_t n = strlen(name);
 
 	for (int i = 0; i < d->env_cnt; i++) {
@@ -217,7 +217,7 @@ static void _record(job_record_t *job_ptr, enum tb_policy policy,
 		   tb_pattern_name(job->pattern), prof->comm_fraction * 100);
 	xstrfmtcat(text, ";cost=%.6g;cost_default=%.6g", cost[policy],
 		   cost[TB_POLICY_DEFAULT]);
-	for (int p = 0; p < TB_POLICY_COUNT; p++)
+	for (int p = TB_POLICY_DEFAULT + 1; p < TB_POLICY_COUNT; p++)
 		xstrfmtcat(text, ";cost_%s=%.6g",
 			   tb_policy_name((enum tb_policy) p), cost[p]);
 	if (prof->runtime > 0)

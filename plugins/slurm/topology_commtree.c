@@ -157,7 +157,15 @@ extern int topology_p_topology_free(void *topoinfo_ptr)
 
 extern int topology_p_get(topology_data_t type, void *data)
 {
-	return tree.get(type, data);
+	int rc = tree.get(type, data);
+
+	/* Tree stamps its own id; the interface packs only the active one. */
+	if (rc == SLURM_SUCCESS && type == TOPO_DATA_TOPOLOGY_PTR) {
+		dynamic_plugin_data_t **info = data;
+		if (*info)
+			(*info)->plugin_id = plugin_id;
+	}
+	return rc;
 }
 
 extern int topology_p_topology_pack(void *topoinfo_ptr, buf_t *buffer,

@@ -1,0 +1,133 @@
+#!/usr/bin/env bats
+# Slurm, running topology/commtree, gives each job the nodes the policy
+# library chooses for the same snapshot, under every policy; `default` is
+# Slurm's own topology/tree, so it also checks the library's model of it.
+# Pinned jobs and probes stay running, so each probe sees a new snapshot.
+
+setup_file() {
+	load helpers
+	make -s -C "$ROOT/plugins" tools >/dev/null
+}
+
+teardown_file() {
+	load helpers
+	make -s -C "$ROOT" exec CMD='scancel -u root' >/dev/null 2>&1 || true
+	make -s -C "$ROOT" down >/dev/null
+}
+
+setup() { load helpers; }
+
+ctl() { make -s -C "$ROOT" exec CMD="$1"; }
+
+# Running jobs' nodes, as comma-separated names, split by profile.
+nodes_of_running() {
+	local want=$1
+	ctl "squeue -h -t R -o '%k|%N'" | awk -F'|' -v w="$want" \
+		'(w == "comm") == ($1 ~ /^1/) {print $2}' | paste -sd, |
+		{ read -r l; [ -z "$l" ] || ctl "scontrol show hostnames '$l'"; } | paste -sd,
+}
+
+running() { [ "$(ctl "squeue -h -j $1 -o %T")" = RUNNING ]; }
+
+submit() {
+	local id
+	id=$(ctl "sbatch --parsable $1 --wrap='sleep 600'")
+	wait_for 30 running "$id" || fail "job $id ($1) did not start"
+	echo "$id"
+}
+
+# Pins k idle nodes, every stride-th, with a job of the given comment.
+pin_idle() {
+	local k=$1 stride=$2 comment=$3 nodes
+	nodes=$(ctl "sinfo -h -t idle -N -o %N" | awk -v s="$stride" -v k="$k" \
+		'NR % s == 0 && n < k {printf "%s%s", (n++ ? "," : ""), $1}')
+	submit "-N $k -w $nodes --comment=$comment" >/dev/null
+}
+
+# probe <cluster> <policy> <nodes> <comm> <pattern id>
+probe() {
+	local cluster=$1 policy=$2 n=$3 comm=$4 pid=$5 busy busy_comm id slurm lib pattern
+	pattern=$(echo "rhvd rd binomial ring cmc" | cut -d' ' -f"$pid")
+	busy=$(nodes_of_running compute)
+	busy_comm=$(nodes_of_running comm)
+	id=$(submit "-N $n --comment=$comm:$pid")
+	slurm=$(ctl "scontrol show hostnames \$(squeue -h -j $id -o %N)" | sort | paste -sd,)
+	lib=$("$ROOT/build/c/tb-alloc" --topology "$ROOT/build/clusters/$cluster/topology.json" \
+		${busy:+--busy "$busy"} ${busy_comm:+--busy-comm "$busy_comm"} \
+		--job "nodes=$n,comm=$comm,pattern=$pattern" "$policy" |
+		cut -d' ' -f2 | tr , '\n' | sort | paste -sd,)
+	[ "$slurm" = "$lib" ] ||
+		fail "$policy, $n nodes, comm=$comm: busy=[$busy] comm=[$busy_comm]: Slurm gave $slurm, the library $lib"
+	run ctl "scontrol show job $id"
+	assert_output --partial "AdminComment=policy=$policy;comm=$comm;pattern=$pattern"
+	assert_output --regexp "cost=[0-9.e+]+;cost_default=[0-9.e+]+;cost_greedy=[0-9.e+]+;cost_balanced=[0-9.e+]+;cost_adaptive=[0-9.e+]+"
+	echo "$id" >>"$BATS_FILE_TMPDIR/probes"
+}
+
+# A fixed sequence of pins and probes on a freshly emptied cluster.
+scenario_tiny() {
+	local policy=$1
+	ctl 'scancel -u root' >/dev/null
+	wait_for 30 bash -c "[ -z \"\$(make -s -C '$ROOT' exec CMD='squeue -h')\" ]"
+	pin_idle 4 3 1:2
+	pin_idle 3 4 0
+	probe tiny "$policy" 6 1 2
+	probe tiny "$policy" 3 1 1
+	probe tiny "$policy" 4 0 2
+	pin_idle 3 2 1:3
+	probe tiny "$policy" 5 1 5
+	probe tiny "$policy" 2 0 4
+}
+
+@test "tiny, default: Slurm's topology/tree and the library's model agree" {
+	make -s -C "$ROOT" down >/dev/null
+	make -s -C "$ROOT" up CLUSTER=tiny POLICY=default >/dev/null
+	scenario_tiny default
+}
+
+@test "tiny, greedy: Slurm gives the nodes the library chooses" {
+	make -s -C "$ROOT" up CLUSTER=tiny POLICY=greedy >/dev/null
+	run make -s -C "$ROOT" status
+	assert_output --partial "policy: greedy"
+	scenario_tiny greedy
+}
+
+@test "tiny, balanced: Slurm gives the nodes the library chooses" {
+	make -s -C "$ROOT" up CLUSTER=tiny POLICY=balanced >/dev/null
+	scenario_tiny balanced
+}
+
+@test "tiny, adaptive: Slurm gives the nodes the library chooses" {
+	make -s -C "$ROOT" up CLUSTER=tiny POLICY=adaptive >/dev/null
+	scenario_tiny adaptive
+}
+
+@test "sacct shows every probe's policy and costs after it ends" {
+	ctl 'scancel -u root' >/dev/null
+	local id
+	for id in $(cat "$BATS_FILE_TMPDIR/probes"); do
+		wait_for 60 bash -c "make -s -C '$ROOT' exec CMD='sacct -X -n -j $id -o AdminComment%300' | grep -q cost_adaptive=" ||
+			fail "job $id: no costs in sacct's AdminComment"
+	done
+}
+
+@test "hpc2010, default: agreement on the real topology's leaf order" {
+	make -s -C "$ROOT" exec CMD='scancel -u root' >/dev/null
+	make -s -C "$ROOT" down >/dev/null
+	make -s -C "$ROOT" up CLUSTER=hpc2010 POLICY=default >/dev/null
+	submit "-N 20 -w cn[200-219]" >/dev/null
+	probe hpc2010 default 12 1 2
+	probe hpc2010 default 40 0 2
+	pin_idle 30 7 1:1
+	probe hpc2010 default 15 1 1
+	probe hpc2010 default 100 1 2
+}
+
+@test "hpc2010, greedy and balanced on the real topology" {
+	make -s -C "$ROOT" up CLUSTER=hpc2010 POLICY=greedy >/dev/null
+	probe hpc2010 greedy 24 1 2
+	probe hpc2010 greedy 10 0 2
+	make -s -C "$ROOT" up CLUSTER=hpc2010 POLICY=balanced >/dev/null
+	probe hpc2010 balanced 50 1 1
+	probe hpc2010 balanced 7 0 3
+}
