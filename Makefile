@@ -11,13 +11,14 @@ CMD ?=
 SCENARIO ?=
 SERVICE ?=
 export CLUSTER POLICY FRONTENDS EMULATORS SERVICE WORKLOADS_DIR TOPOLOGIES_DIR READY_TIMEOUT BENCH
+export LOG SPEEDUP JOBS FIRST SEED COMM PATTERN RATIO SCALE STRICT RESUME LEAD
 # CMD goes to the script untouched: no make expansion of $, no shell
 # re-quoting, so quotes and $(...) reach the container as typed.
 TESTBED_CMD := $(value CMD)
 export TESTBED_CMD
 
 .DEFAULT_GOAL := help
-.PHONY: help up down clean status logs shell exec config images test bench lint alloc fuzz
+.PHONY: help up down clean status logs shell exec config images test bench lint alloc fuzz replay
 
 help: ## list targets and parameters
 	@echo "HPC scheduling testbed: real Slurm 24.11 on emulated supercomputers."
@@ -39,6 +40,13 @@ help: ## list targets and parameters
 	@echo "  WORKLOADS_DIR     job logs (default ../shared/workloads)"
 	@echo "  READY_TIMEOUT=<s> how long 'make up' waits for all nodes to be idle (600)"
 	@echo "  BENCH=<which>     for 'make bench': alloc, up or all (default all)"
+	@echo "Replay (make replay):"
+	@echo "  LOG=<name|path>   theta mira intrepid curie lublin, or a file (SWF, six-column, sacct.json)"
+	@echo "  SPEEDUP=<s>       time compression (default 100); JOBS=<n> (1000) FIRST=<k> (0)"
+	@echo "  SEED=<n> COMM=<f> PATTERN=<rd|rhvd|binomial|ring|cmc|mix> RATIO=<f>  generated profiles"
+	@echo "  SCALE=<d>         divide job sizes by d (default: 4 for mira and intrepid, else 1)"
+	@echo "  STRICT=1          refuse a window with jobs larger than the cluster"
+	@echo "  RESUME=<run-id>   continue an interrupted replay"
 
 up: ## build missing images, generate the config, start CLUSTER, wait until every node is idle
 	@$(TESTBED) up "$(CLUSTER)"
@@ -63,6 +71,9 @@ exec: ## run CMD in the controller container; exits with its status
 
 config: ## only generate build/clusters/CLUSTER/ (slurm.conf, topology.conf, topology.json)
 	@$(TESTBED) config "$(CLUSTER)"
+
+replay: ## replay LOG on the running cluster under POLICY (RESUME=<run-id> continues one)
+	@$(TESTBED) replay
 
 alloc: ## run the allocation policies on SCENARIO (POLICY=<p>, default all); see examples/
 	@$(TESTBED) alloc "$(SCENARIO)" "$(or $(POLICY),all)"

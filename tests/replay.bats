@@ -1,0 +1,117 @@
+#!/usr/bin/env bats
+# make replay on tiny: a window of the Theta log, sizes divided by 16,
+# compressed 5000 times (about 20 s of wall time per replay).
+
+REPLAY_ARGS=(LOG=theta JOBS=30 SCALE=16 SPEEDUP=5000)
+
+setup_file() {
+	load helpers
+	make -s -C "$ROOT" down >/dev/null
+	make -s -C "$ROOT" up CLUSTER=tiny >/dev/null
+	make -s -C "$ROOT" exec CMD='scancel -u root' >/dev/null
+}
+
+teardown_file() {
+	load helpers
+	make -s -C "$ROOT" exec CMD='scancel -u root' >/dev/null 2>&1 || true
+	make -s -C "$ROOT" down >/dev/null
+}
+
+setup() { load helpers; }
+
+# The newest run directory of a policy.
+last_run() { ls -d "$ROOT"/results/*-theta-"$1"* | tail -n 1; }
+
+check_run() {
+	local run=$1 planned n
+	planned=$(($(wc -l <"$run/plan.tsv") - 1))
+	n=$(jq '.jobs | length' "$run/sacct.json")
+	assert_equal "$n" "$planned"
+	# Every job of the window once, COMPLETED.
+	assert_equal "$(jq '[.jobs[].name] | unique | length' "$run/sacct.json")" "$planned"
+	assert_equal "$(jq '[.jobs[] | select(.state.current[0] != "COMPLETED")] | length' "$run/sacct.json")" 0
+	assert_equal "$(jq -r .finished "$run/manifest.json")" true
+	# Elapsed = scaled runtime / SPEEDUP, within 1 s (sacct counts whole
+	# seconds) plus 1 s of launch overhead.
+	jq -r '.jobs[] | [.time.elapsed, (.comment.administrator |
+		capture("runtime_scaled=(?<s>[0-9.e+]+)").s)] | @tsv' "$run/sacct.json" |
+		awk '{d = $1 - $2 / 5000; if (d < -1 || d > 2) {print "elapsed " $1 " for " $2 / 5000; bad = 1}}
+		     END {exit bad}'
+	# Eligible times follow the log: t0 + offset / SPEEDUP, within 1 s.
+	local t0
+	t0=$(jq .t0 "$run/manifest.json")
+	join <(tail -n +2 "$run/plan.tsv" | awk '{print $1, $2}' | sort) \
+		<(jq -r '.jobs[] | [(.name | split(":")[1]), .time.eligible] | @tsv' "$run/sacct.json" | sort) |
+		awk -v t0="$t0" '{d = $3 - (t0 + $2 / 5000); if (d < -1 || d > 1) {print "job " $1 " eligible off by " d; bad = 1}}
+		     END {exit bad}'
+}
+
+@test "a default replay completes with the log's runtimes and eligible times" {
+	run make -s -C "$ROOT" replay "${REPLAY_ARGS[@]}" POLICY=default
+	assert_success
+	check_run "$(last_run default)"
+	# default reproduces the log's runtimes: scaled == base.
+	run jq -r '.jobs[].comment.administrator' "$(last_run default)/sacct.json"
+	refute_output --regexp 'runtime_base=([0-9.e+]+);runtime_scaled=(?!\1)'
+	jq -r '.jobs[].comment.administrator' "$(last_run default)/sacct.json" |
+		sed 's/.*runtime_base=\([^;]*\);runtime_scaled=\(.*\)/\1 \2/' | awk '$1 != $2 {exit 1}'
+}
+
+@test "a greedy replay of the same window has the same jobs and profiles" {
+	run make -s -C "$ROOT" replay "${REPLAY_ARGS[@]}" POLICY=greedy
+	assert_success
+	check_run "$(last_run greedy)"
+	assert_equal "$(jq -r '.jobs[0].comment.administrator' "$(last_run greedy)/sacct.json" | cut -d';' -f1)" policy=greedy
+	# Same SEED, same profiles under both policies.
+	diff <(cut -f1,4- "$(last_run default)/plan.tsv") <(cut -f1,4- "$(last_run greedy)/plan.tsv")
+}
+
+@test "an interrupted replay resumed with RESUME has exactly the window's jobs" {
+	make -s -C "$ROOT" replay "${REPLAY_ARGS[@]}" POLICY=balanced LEAD=1 >/dev/null 2>&1 &
+	local pid=$!
+	wait_for 60 bash -c "ls '$ROOT'/results/*-theta-balanced*/submitted.tsv 2>/dev/null | xargs -r cat | grep -q ."
+	sleep 2
+	pkill -INT -f 'workloads/replay.py' || true
+	wait "$pid" || true
+	local run
+	run=$(last_run balanced)
+	[ "$(jq -r '.finished // false' "$run/manifest.json")" = false ]
+	local before
+	before=$(wc -l <"$run/submitted.tsv")
+	[ "$before" -lt 30 ] || skip "the replay finished before it could be interrupted"
+	run make -s -C "$ROOT" replay RESUME="$(basename "$run")"
+	assert_success
+	check_run "$run"
+	# No log job was submitted twice.
+	assert_equal "$(cut -d' ' -f1 "$run/submitted.tsv" | sort | uniq -d | wc -l)" 0
+}
+
+@test "a malformed log names the file, the line and the reason" {
+	local bad="$BATS_TEST_TMPDIR/bad.jobs"
+	printf 'Job_name Submit Runtime Nodes Comment Perc\n1 0 100 4 1 50\n2 10 x 4 1 50\n' >"$bad"
+	run make -s -C "$ROOT" replay LOG="$bad" JOBS=5
+	assert_failure
+	assert_output --partial "$bad:3: Runtime 'x' is not a number"
+	run make -s -C "$ROOT" replay LOG="$BATS_TEST_DIRNAME/../README.md"
+	assert_failure
+	assert_output --partial "README.md:1: expected 18 SWF fields"
+}
+
+@test "unknown LOG or POLICY lists the choices" {
+	run make -s -C "$ROOT" replay LOG=atlantis
+	assert_failure
+	assert_output --partial "unknown LOG 'atlantis'; valid: curie intrepid lublin mira theta"
+	run make -s -C "$ROOT" replay LOG=theta POLICY=random
+	assert_failure
+	assert_output --partial "unknown POLICY 'random'; valid: default greedy balanced adaptive"
+	run make -s -C "$ROOT" replay RESUME=nope
+	assert_failure
+	assert_output --partial "RESUME=nope: no such run"
+}
+
+@test "a replay without a cluster says so" {
+	make -s -C "$ROOT" down >/dev/null
+	run make -s -C "$ROOT" replay LOG=theta
+	assert_failure
+	assert_output --partial "no cluster is up"
+}

@@ -1,0 +1,229 @@
+"""Job-log readers: the Standard Workload Format (SWF), the six-column logs of
+the communication-aware allocation study, and the project's own replay
+results (sacct JSON), so a replay can be replayed.
+
+Every reader returns a Log: header facts and jobs with
+    log_id, submit (s from the log's start), runtime (s), nodes,
+    procs, requested_time (s or None), comm (0/1/None), comm_percent (or None)
+and the number of jobs skipped as not replayable (no runtime).
+A malformed line raises LogError naming the file, the line and the reason.
+"""
+
+import json
+import os
+
+# Named logs, resolved in WORKLOADS_DIR. For curie the full Parallel
+# Workloads Archive file is used when present, the shared excerpt otherwise.
+NAMED_LOGS = {
+    "theta": ["seed000-theta-2018.jobs"],
+    "mira": ["seed000-mira-2019.jobs"],
+    "intrepid": ["seed000-intrepid-2009.jobs"],
+    "curie": ["CEA-Curie-2011-2.1-cln.swf", "curie-2011-excerpt.swf"],
+    "lublin": ["lublin-256.swf"],
+}
+
+# Cores per node of the machines the logs come from, for logs that count
+# processors (SWF): Curie thin nodes have 16 cores; the Lublin model
+# counts nodes.
+CORES_PER_NODE = {"curie": 16, "lublin": 1}
+
+# The study divided Intrepid and Mira job sizes by 4 to fit its machine.
+STUDY_SIZE_DIVISOR = {"mira": 4, "intrepid": 4}
+
+
+class LogError(Exception):
+    pass
+
+
+class Job:
+    __slots__ = ("log_id", "submit", "runtime", "nodes", "procs",
+                 "requested_time", "comm", "comm_percent")
+
+    def __init__(self, **kw):
+        for k in self.__slots__:
+            setattr(self, k, kw.get(k))
+
+
+class Log:
+    def __init__(self, path, fmt):
+        self.path = path
+        self.format = fmt
+        self.header = {}
+        self.jobs = []
+        self.skipped_no_runtime = 0
+
+
+def resolve(name_or_path, workloads_dir):
+    """A named log in workloads_dir, or a path."""
+    if name_or_path in NAMED_LOGS:
+        for candidate in NAMED_LOGS[name_or_path]:
+            path = os.path.join(workloads_dir, candidate)
+            if os.path.exists(path):
+                return path, name_or_path
+        raise LogError(f"log '{name_or_path}': none of "
+                       f"{', '.join(NAMED_LOGS[name_or_path])} in {workloads_dir} "
+                       f"(set WORKLOADS_DIR, or run 'make fetch-logs')")
+    if os.path.exists(name_or_path):
+        return name_or_path, None
+    raise LogError(f"unknown LOG '{name_or_path}'; valid: "
+                   f"{' '.join(sorted(NAMED_LOGS))}, or a path to a log file")
+
+
+def detect_format(path):
+    if path.endswith(".json"):
+        return "sacct-json"
+    with open(path, encoding="utf-8", errors="replace") as f:
+        for line in f:
+            s = line.strip()
+            if not s:
+                continue
+            if s.startswith(";"):
+                return "swf"
+            if s.split()[:2] == ["Job_name", "Submit"]:
+                return "study"
+            return "swf"
+    raise LogError(f"{path}: empty file")
+
+
+def read(path):
+    fmt = detect_format(path)
+    return {"swf": read_swf, "study": read_study,
+            "sacct-json": read_sacct_json}[fmt](path)
+
+
+def _int(value, path, lineno, what):
+    try:
+        return int(float(value))
+    except ValueError:
+        raise LogError(f"{path}:{lineno}: {what} '{value}' is not a number")
+
+
+def read_swf(path):
+    """SWF: 18 whitespace-separated fields per job, ';' header comments
+    with 'Key: value' facts (MaxNodes, MaxProcs, UnixStartTime, ...)."""
+    log = Log(path, "swf")
+    first_submit = None
+    with open(path, encoding="utf-8", errors="replace") as f:
+        for lineno, line in enumerate(f, 1):
+            s = line.strip()
+            if not s:
+                continue
+            if s.startswith(";"):
+                key, sep, value = s[1:].partition(":")
+                if sep and key.strip() and " " not in key.strip():
+                    log.header[key.strip()] = value.strip()
+                continue
+            fields = s.split()
+            if len(fields) != 18:
+                raise LogError(f"{path}:{lineno}: expected 18 SWF fields, "
+                               f"found {len(fields)}")
+            v = [_int(x, path, lineno, f"field {i + 1}")
+                 for i, x in enumerate(fields)]
+            job_id, submit, _wait, runtime, procs = v[0], v[1], v[2], v[3], v[4]
+            req_procs, req_time = v[7], v[8]
+            if procs <= 0:
+                procs = req_procs
+            if runtime <= 0 or procs <= 0:
+                log.skipped_no_runtime += 1
+                continue
+            if submit < 0:
+                raise LogError(f"{path}:{lineno}: negative submit time {submit}")
+            if first_submit is None:
+                first_submit = submit
+            log.jobs.append(Job(log_id=job_id, submit=submit - first_submit,
+                                runtime=runtime, procs=procs, nodes=None,
+                                requested_time=req_time if req_time > 0 else None))
+    return log
+
+
+def read_study(path):
+    """`Job_name Submit Runtime Nodes Comment Perc`, one job per line."""
+    log = Log(path, "study")
+    first_submit = None
+    with open(path, encoding="utf-8", errors="replace") as f:
+        for lineno, line in enumerate(f, 1):
+            fields = line.split()
+            if not fields:
+                continue
+            if lineno == 1 or fields[0] == "Job_name":
+                if fields[:6] != ["Job_name", "Submit", "Runtime", "Nodes",
+                                  "Comment", "Perc"]:
+                    raise LogError(f"{path}:{lineno}: expected the header "
+                                   "'Job_name Submit Runtime Nodes Comment Perc'")
+                continue
+            if len(fields) != 6:
+                raise LogError(f"{path}:{lineno}: expected 6 fields, found "
+                               f"{len(fields)}")
+            job_id = fields[0]
+            submit = _int(fields[1], path, lineno, "Submit")
+            runtime = _int(fields[2], path, lineno, "Runtime")
+            nodes = _int(fields[3], path, lineno, "Nodes")
+            comm = _int(fields[4], path, lineno, "Comment")
+            perc = _int(fields[5], path, lineno, "Perc")
+            if comm not in (0, 1):
+                raise LogError(f"{path}:{lineno}: Comment must be 0 or 1, "
+                               f"found {comm}")
+            if not 0 <= perc <= 100:
+                raise LogError(f"{path}:{lineno}: Perc must be 0-100, found {perc}")
+            if nodes <= 0:
+                raise LogError(f"{path}:{lineno}: Nodes must be positive, "
+                               f"found {nodes}")
+            if runtime <= 0:
+                log.skipped_no_runtime += 1
+                continue
+            if first_submit is None:
+                first_submit = submit
+            log.jobs.append(Job(log_id=job_id, submit=submit - first_submit,
+                                runtime=runtime, nodes=nodes, procs=None,
+                                requested_time=None, comm=comm,
+                                comm_percent=perc))
+    return log
+
+
+def _admin_fields(text):
+    out = {}
+    for kv in (text or "").split(";"):
+        k, sep, v = kv.partition("=")
+        if sep:
+            out[k] = v
+    return out
+
+
+def read_sacct_json(path):
+    """A replay's sacct.json: log times are eligible times, runtimes the
+    base runtimes the plugin recorded (so the replayed log is the original,
+    not the policy's result)."""
+    log = Log(path, "sacct-json")
+    try:
+        with open(path, encoding="utf-8") as f:
+            doc = json.load(f)
+    except json.JSONDecodeError as e:
+        raise LogError(f"{path}:{e.lineno}: not JSON: {e.msg}")
+    jobs = doc.get("jobs")
+    if not isinstance(jobs, list):
+        raise LogError(f"{path}:1: expected an object with a 'jobs' list")
+    rows = []
+    for i, j in enumerate(jobs):
+        try:
+            admin = _admin_fields(j["comment"]["administrator"])
+            eligible = j["time"]["eligible"]
+            nodes = int(j["allocation_nodes"])
+            name = j["name"]
+        except (KeyError, TypeError, ValueError):
+            raise LogError(f"{path}:1: job {i}: missing name, time.eligible, "
+                           "allocation_nodes or comment.administrator")
+        runtime = float(admin.get("runtime_base", 0))
+        if runtime <= 0:
+            log.skipped_no_runtime += 1
+            continue
+        rows.append((eligible, name.split(":")[-1], runtime, nodes,
+                     int(admin.get("comm", 0)),
+                     float(admin.get("comm_percent", 50))))
+    rows.sort()
+    t0 = rows[0][0] if rows else 0
+    speedup = float(doc.get("testbed", {}).get("speedup", 1))
+    for eligible, log_id, runtime, nodes, comm, perc in rows:
+        log.jobs.append(Job(log_id=log_id, submit=(eligible - t0) * speedup,
+                            runtime=runtime, nodes=nodes, procs=None,
+                            requested_time=None, comm=comm, comm_percent=perc))
+    return log

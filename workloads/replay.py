@@ -1,0 +1,484 @@
+#!/usr/bin/env python3
+"""Replay a job log on the running emulated cluster.
+
+Every job of the window is submitted with `--begin` set to its compressed
+submit time (t0 + submit / SPEEDUP), a little ahead of that time (LEAD
+seconds), rather than at that moment: sbatch then never has to keep pace
+with bursts, and Slurm makes each job eligible at its own time (BeginTime
+has one-second resolution, so a job becomes eligible within 1 s of it).
+
+Jobs are sleeps of T_scaled / SPEEDUP seconds, T_scaled being the runtime
+the allocation plugin computed from the log runtime and the cost of the
+nodes the job got (Eq. 7). Under `default` T_scaled is the log runtime.
+
+Results go to results/<run-id>/: plan.tsv (the window as replayed),
+submitted.tsv (log id -> Slurm id, fsynced after each job, which is what
+RESUME continues from), sacct.json, manifest.json and replay.log.
+"""
+
+import argparse
+import datetime
+import json
+import math
+import os
+import random
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import logs  # noqa: E402
+
+PATTERNS = ["rhvd", "rd", "binomial", "ring", "cmc"]   # study ids 1-5
+PERCENTS = [10, 30, 50, 70, 90]
+POLICIES = ["default", "greedy", "balanced", "adaptive"]
+BATCH_SCRIPT = "/tmp/testbed-replay-job.sh"
+
+
+class ReplayError(Exception):
+    pass
+
+
+def log_line(run_dir, text):
+    stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%H:%M:%S")
+    with open(os.path.join(run_dir, "replay.log"), "a", encoding="utf-8") as f:
+        f.write(f"{stamp} {text}\n")
+
+
+# --- the controller ------------------------------------------------------------
+
+def controller():
+    out = subprocess.run(
+        ["docker", "ps", "-q", "--filter", "label=com.docker.compose.project=testbed",
+         "--filter", "label=com.docker.compose.service=slurmctld"],
+        capture_output=True, text=True, check=False).stdout.split()
+    if not out:
+        raise ReplayError("no cluster is up; run 'make up CLUSTER=<name>' first")
+    return out[0]
+
+
+def ctl(container, command, stdin=None, check=True):
+    r = subprocess.run(["docker", "exec", "-i", container, "bash", "-c", command],
+                       input=stdin, capture_output=True, text=True, check=False)
+    if check and r.returncode != 0:
+        raise ReplayError(f"'{command[:60]}' failed: {r.stderr.strip()[-200:]}")
+    return r.stdout
+
+
+class Submitter:
+    """One long-lived shell in the controller container: an sbatch per
+    line in, a job id (or an error) per line out. Saves a docker exec per
+    job, which costs more than sbatch itself."""
+
+    def __init__(self, container):
+        self.p = subprocess.Popen(
+            ["docker", "exec", "-i", container, "bash"],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
+
+    def submit(self, args):
+        cmd = " ".join(shquote(a) for a in args)
+        self.p.stdin.write(f"{cmd} 2>&1 | tr '\\n' ' '; echo\n")
+        self.p.stdin.flush()
+        reply = self.p.stdout.readline().strip()
+        if not reply.split(";")[0].isdigit():
+            raise ReplayError(f"sbatch: {reply or 'no answer'}")
+        return int(reply.split(";")[0])
+
+    def close(self):
+        try:
+            self.p.stdin.close()
+            self.p.wait(timeout=10)
+        except (OSError, subprocess.TimeoutExpired):
+            self.p.kill()
+
+
+def shquote(s):
+    return "'" + str(s).replace("'", "'\\''") + "'"
+
+
+# --- the plan -------------------------------------------------------------------
+
+def cluster_facts(root):
+    name = open(os.path.join(root, ".state", "cluster"), encoding="utf-8").read().strip()
+    env = {}
+    with open(os.path.join(root, "build", "clusters", name, "cluster.env"),
+              encoding="utf-8") as f:
+        for line in f:
+            k, _, v = line.strip().partition("=")
+            env[k] = v
+    return name, int(env["NODES"])
+
+
+def make_plan(args, log, log_name, cluster_nodes):
+    """The window's jobs, mapped to the cluster, with their profiles."""
+    window = log.jobs[args.first:args.first + args.jobs]
+    if not window:
+        raise ReplayError(f"{log.path}: FIRST={args.first} is past the log's "
+                          f"{len(log.jobs)} replayable jobs")
+    cores = logs.CORES_PER_NODE.get(log_name or "", 0)
+    if not cores and log.format == "swf":
+        max_procs = int(log.header.get("MaxProcs", 0) or 0)
+        max_nodes = int(log.header.get("MaxNodes", 0) or 0)
+        cores = max(1, max_procs // max_nodes) if max_procs and max_nodes else 1
+    divisor = args.scale or logs.STUDY_SIZE_DIVISOR.get(log_name or "", 1)
+    rng = random.Random(args.seed)
+    t_first = window[0].submit
+    plan, too_big = [], []
+    for j in window:
+        nodes = j.nodes if j.nodes else math.ceil(j.procs / cores)
+        nodes = max(1, math.ceil(nodes / divisor))
+        # Profiles are drawn for every job, in order, whether or not the
+        # log has one: the same SEED gives the same profiles everywhere.
+        r_comm, r_pattern, r_perc = rng.random(), rng.randrange(5), rng.randrange(5)
+        if nodes > cluster_nodes:
+            too_big.append(j.log_id)
+            continue
+        comm = j.comm if j.comm is not None else int(r_comm < args.comm)
+        if args.pattern == "mix":
+            pattern = PATTERNS[r_pattern]
+        else:
+            pattern = args.pattern
+        if args.ratio is not None:
+            perc = args.ratio * 100
+        elif j.comm_percent is not None:
+            perc = j.comm_percent
+        else:
+            perc = PERCENTS[r_perc]
+        limit = max(j.requested_time or 0, 2 * j.runtime)
+        plan.append({
+            "log_id": str(j.log_id), "offset": j.submit - t_first,
+            "runtime": j.runtime, "nodes": nodes, "comm": comm,
+            "pattern": pattern, "comm_percent": perc,
+            "limit_min": max(1, math.ceil(limit / args.speedup / 60)),
+        })
+    if too_big and args.strict:
+        raise ReplayError(f"{len(too_big)} jobs need more than the cluster's "
+                          f"{cluster_nodes} nodes (first: log job {too_big[0]}); "
+                          "drop STRICT=1 to skip them")
+    return plan, too_big
+
+
+PLAN_FIELDS = ["log_id", "offset", "runtime", "nodes", "comm", "pattern",
+               "comm_percent", "limit_min"]
+
+
+def write_plan(path, plan):
+    with open(path + ".tmp", "w", encoding="utf-8") as f:
+        f.write("\t".join(PLAN_FIELDS) + "\n")
+        for p in plan:
+            f.write("\t".join(str(p[k]) for k in PLAN_FIELDS) + "\n")
+    os.replace(path + ".tmp", path)
+
+
+def read_plan(path):
+    plan = []
+    with open(path, encoding="utf-8") as f:
+        header = f.readline().rstrip("\n").split("\t")
+        for line in f:
+            row = dict(zip(header, line.rstrip("\n").split("\t")))
+            for k in ("offset", "runtime", "comm_percent"):
+                row[k] = float(row[k])
+            for k in ("nodes", "comm", "limit_min"):
+                row[k] = int(row[k])
+            plan.append(row)
+    return plan
+
+
+# --- running ----------------------------------------------------------------------
+
+def read_submitted(path):
+    done = {}
+    if os.path.exists(path):
+        with open(path, encoding="utf-8") as f:
+            for line in f:
+                parts = line.split()
+                if len(parts) == 2:
+                    done[parts[0]] = int(parts[1])
+    return done
+
+
+def reconcile(container, run_id, submitted, path):
+    """Jobs Slurm has for this run that submitted.tsv lacks (the driver
+    died between sbatch and the write) are recorded, not submitted again."""
+    out = ctl(container, f"squeue -h -a -o '%i %j' ; sacct -X -n -P -a "
+              f"--starttime=now-7days -o JobID,JobName", check=False)
+    added = 0
+    with open(path, "a", encoding="utf-8") as f:
+        for line in out.splitlines():
+            parts = line.replace("|", " ").split()
+            if len(parts) != 2 or not parts[1].startswith(run_id + ":"):
+                continue
+            log_id = parts[1][len(run_id) + 1:]
+            if log_id not in submitted and parts[0].isdigit():
+                submitted[log_id] = int(parts[0])
+                f.write(f"{log_id} {parts[0]}\n")
+                added += 1
+        f.flush()
+        os.fsync(f.fileno())
+    return added
+
+
+def install_batch_script(container):
+    script = ("#!/bin/bash\n"
+              "# Replayed job: sleep the scaled runtime, compressed by SPEEDUP ($1).\n"
+              "# TESTBED_RUNTIME_SCALED comes from the allocation plugin; the\n"
+              "# log runtime ($2) stands in if the plugin recorded none.\n"
+              "exec sleep \"$(awk -v t=\"${TESTBED_RUNTIME_SCALED:-$2}\" -v s=\"$1\" "
+              "'BEGIN {printf \"%.3f\", t / s}')\"\n")
+    ctl(container, f"cat > {BATCH_SCRIPT} && chmod 755 {BATCH_SCRIPT}", stdin=script)
+
+
+def progress(text, final=False):
+    if sys.stdout.isatty():
+        sys.stdout.write("\r\033[K" + text + ("\n" if final else ""))
+    else:
+        sys.stdout.write(text + "\n")
+    sys.stdout.flush()
+
+
+def queue_counts(container, run_id):
+    out = ctl(container, "squeue -h -o '%j %T'", check=False)
+    pending = running = 0
+    for line in out.splitlines():
+        name, _, state = line.partition(" ")
+        if not name.startswith(run_id + ":"):
+            continue
+        if state == "PENDING":
+            pending += 1
+        else:
+            running += 1
+    return pending, running
+
+
+def run(args, run_dir, manifest):
+    container = controller()
+    plan = read_plan(os.path.join(run_dir, "plan.tsv"))
+    sub_path = os.path.join(run_dir, "submitted.tsv")
+    submitted = read_submitted(sub_path)
+    added = reconcile(container, manifest["run_id"], submitted, sub_path)
+    if added:
+        log_line(run_dir, f"resume: {added} jobs found in Slurm, not submitted again")
+    install_batch_script(container)
+    t0 = manifest["t0"]
+    speedup = manifest["speedup"]
+    run_id = manifest["run_id"]
+    span = max(p["offset"] for p in plan) / speedup
+    submitter = Submitter(container)
+    last_report = 0.0
+    i = 0
+    try:
+        with open(sub_path, "a", encoding="utf-8") as out:
+            while True:
+                now = time.time()
+                while i < len(plan) and t0 + plan[i]["offset"] / speedup <= now + args.lead:
+                    p = plan[i]
+                    i += 1
+                    if p["log_id"] in submitted:
+                        continue
+                    begin = t0 + p["offset"] / speedup
+                    begin_s = time.strftime("%Y-%m-%dT%H:%M:%S",
+                                            time.localtime(math.floor(begin + 0.5)))
+                    pid = PATTERNS.index(p["pattern"]) + 1
+                    jid = submit_with_retry(submitter, container, [
+                        "sbatch", "--parsable", "-J", f"{run_id}:{p['log_id']}",
+                        "-N", p["nodes"], "-t", p["limit_min"], f"--begin={begin_s}",
+                        f"--comment={p['comm']}:{pid}:{p['comm_percent']:g}:{p['runtime']:g}",
+                        "-o", "/dev/null", "-e", "/dev/null",
+                        BATCH_SCRIPT, f"{speedup:g}", f"{p['runtime']:g}"], run_dir)
+                    submitted[p["log_id"]] = jid
+                    out.write(f"{p['log_id']} {jid}\n")
+                    out.flush()
+                    os.fsync(out.fileno())
+                if now - last_report >= args.report_every or i >= len(plan):
+                    pending, running = queue_counts(container, run_id)
+                    done = len(submitted) - pending - running
+                    clock = max(0.0, (now - t0) * speedup)
+                    eta = max(0.0, t0 + span - now)
+                    progress(f"replay {run_id}: submitted {len(submitted)}/{len(plan)}, "
+                             f"running {running}, done {done}, "
+                             f"log clock {fmt_time(clock)}, "
+                             f"{'ETA ' + fmt_time(eta) if i < len(plan) else 'draining'}")
+                    last_report = now
+                    if i >= len(plan) and pending == 0 and running == 0:
+                        break
+                time.sleep(0.2 if i < len(plan) else 1.0)
+    finally:
+        submitter.close()
+    progress(f"replay {run_id}: all {len(plan)} jobs done", final=True)
+    return container, submitted
+
+
+def submit_with_retry(submitter, container, args, run_dir):
+    """A controller restart mid-replay costs retries, not jobs."""
+    for attempt in range(30):
+        try:
+            return submitter.submit(args)
+        except ReplayError as e:
+            log_line(run_dir, f"retry {attempt + 1}: {e}")
+            time.sleep(min(10, 1 + attempt))
+    raise ReplayError(f"sbatch kept failing; see {run_dir}/replay.log")
+
+
+def fmt_time(seconds):
+    s = int(seconds)
+    d, s = divmod(s, 86400)
+    h, s = divmod(s, 3600)
+    m, s = divmod(s, 60)
+    return (f"{d}d " if d else "") + f"{h:02d}:{m:02d}:{s:02d}"
+
+
+def collect(container, run_dir, run_id, submitted, timeout=120):
+    """sacct --json for exactly this run's jobs, once accounting has them
+    all in a final state."""
+    ids = sorted(submitted.values())
+    deadline = time.time() + timeout
+    while True:
+        jobs = []
+        for k in range(0, len(ids), 400):
+            chunk = ",".join(str(x) for x in ids[k:k + 400])
+            doc = json.loads(ctl(container, f"sacct -X --json -j {chunk}"))
+            jobs.extend(j for j in doc.get("jobs", [])
+                        if j.get("name", "").startswith(run_id + ":"))
+        final = [j for j in jobs if j["state"]["current"][0] not in
+                 ("PENDING", "RUNNING", "REQUEUED", "SUSPENDED")]
+        if len(final) == len(ids) or time.time() > deadline:
+            break
+        time.sleep(2)
+    missing = sorted(set(ids) - {j["job_id"] for j in final})
+    doc["jobs"] = sorted(final, key=lambda j: j["job_id"])
+    path = os.path.join(run_dir, "sacct.json")
+    with open(path + ".tmp", "w", encoding="utf-8") as f:
+        json.dump(doc, f, indent=1)
+    os.replace(path + ".tmp", path)
+    return missing
+
+
+# --- entry ------------------------------------------------------------------------
+
+def new_run_id(results, log_label, policy):
+    stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    base = f"{stamp}-{log_label}-{policy}"
+    run_id, n = base, 1
+    while os.path.exists(os.path.join(results, run_id)):
+        n += 1
+        run_id = f"{base}-{n}"
+    return run_id
+
+
+def git_revision(root):
+    r = subprocess.run(["git", "-C", root, "rev-parse", "--short", "HEAD"],
+                       capture_output=True, text=True, check=False)
+    dirty = subprocess.run(["git", "-C", root, "status", "--porcelain"],
+                           capture_output=True, text=True, check=False).stdout.strip()
+    return (r.stdout.strip() or "unknown") + ("-dirty" if dirty else "")
+
+
+def write_manifest(run_dir, manifest):
+    path = os.path.join(run_dir, "manifest.json")
+    with open(path + ".tmp", "w", encoding="utf-8") as f:
+        json.dump(manifest, f, indent=2)
+        f.write("\n")
+    os.replace(path + ".tmp", path)
+
+
+def parse_args(argv):
+    ap = argparse.ArgumentParser(description="Replay a job log on the running cluster.")
+    ap.add_argument("--log")
+    ap.add_argument("--policy", default="default")
+    ap.add_argument("--speedup", type=float, default=100.0)
+    ap.add_argument("--jobs", type=int, default=1000)
+    ap.add_argument("--first", type=int, default=0)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--comm", type=float, default=0.9)
+    ap.add_argument("--pattern", default="mix")
+    ap.add_argument("--ratio", type=float)
+    ap.add_argument("--scale", type=float)
+    ap.add_argument("--strict", action="store_true")
+    ap.add_argument("--resume")
+    ap.add_argument("--lead", type=float, default=30.0)
+    ap.add_argument("--report-every", type=float, default=5.0)
+    ap.add_argument("--workloads-dir", default=os.environ.get("WORKLOADS_DIR", ""))
+    ap.add_argument("--results", default="results")
+    ap.add_argument("--root", default=".")
+    args = ap.parse_args(argv)
+    if args.policy not in POLICIES:
+        raise ReplayError(f"unknown POLICY '{args.policy}'; valid: {' '.join(POLICIES)}")
+    if args.pattern not in PATTERNS + ["mix"]:
+        raise ReplayError(f"unknown PATTERN '{args.pattern}'; valid: "
+                          f"{' '.join(PATTERNS)} mix")
+    if args.speedup <= 0 or args.jobs < 1 or args.first < 0:
+        raise ReplayError("SPEEDUP must be > 0, JOBS >= 1, FIRST >= 0")
+    if not 0 <= args.comm <= 1 or (args.ratio is not None and not 0 <= args.ratio <= 1):
+        raise ReplayError("COMM and RATIO must be between 0 and 1")
+    return args
+
+
+def main(argv):
+    try:
+        args = parse_args(argv)
+        results = os.path.join(args.root, args.results)
+        if args.resume:
+            run_dir = os.path.join(results, args.resume)
+            if not os.path.exists(os.path.join(run_dir, "manifest.json")):
+                runs = sorted(os.listdir(results)) if os.path.isdir(results) else []
+                raise ReplayError(f"RESUME={args.resume}: no such run; runs: "
+                                  f"{' '.join(runs[-10:]) or 'none'}")
+            with open(os.path.join(run_dir, "manifest.json"), encoding="utf-8") as f:
+                manifest = json.load(f)
+            if manifest.get("finished"):
+                raise ReplayError(f"run {args.resume} is already complete")
+            log_line(run_dir, "resumed")
+        else:
+            if not args.log:
+                raise ReplayError(f"LOG is not set; valid: "
+                                  f"{' '.join(sorted(logs.NAMED_LOGS))}, or a path")
+            path, log_name = logs.resolve(args.log, args.workloads_dir)
+            log = logs.read(path)
+            cluster, cluster_nodes = cluster_facts(args.root)
+            plan, too_big = make_plan(args, log, log_name, cluster_nodes)
+            run_id = new_run_id(results, log_name or "log", args.policy)
+            run_dir = os.path.join(results, run_id)
+            os.makedirs(run_dir)
+            write_plan(os.path.join(run_dir, "plan.tsv"), plan)
+            container = controller()
+            manifest = {
+                "run_id": run_id, "cluster": cluster, "cluster_nodes": cluster_nodes,
+                "policy": args.policy, "log": log_name or os.path.abspath(path),
+                "log_file": os.path.basename(path), "log_format": log.format,
+                "first": args.first, "jobs": len(plan),
+                "skipped_no_runtime": log.skipped_no_runtime,
+                "skipped_too_big": len(too_big), "seed": args.seed,
+                "speedup": args.speedup, "comm": args.comm, "pattern": args.pattern,
+                "ratio": args.ratio,
+                "size_divisor": args.scale or logs.STUDY_SIZE_DIVISOR.get(log_name or "", 1),
+                "git_revision": git_revision(args.root),
+                "slurm_version": ctl(container, "sinfo --version").strip(),
+                "t0": time.time() + 5,
+                "wall_start": datetime.datetime.now(datetime.timezone.utc).isoformat(),
+            }
+            write_manifest(run_dir, manifest)
+            log_line(run_dir, f"plan: {len(plan)} jobs, {len(too_big)} too big, "
+                     f"{log.skipped_no_runtime} without runtime")
+            print(f"replay {run_id}: {len(plan)} jobs of {path} on {cluster} "
+                  f"under {args.policy} at SPEEDUP={args.speedup:g}")
+        container, submitted = run(args, run_dir, manifest)
+        missing = collect(container, run_dir, manifest["run_id"], submitted)
+        manifest["wall_end"] = datetime.datetime.now(datetime.timezone.utc).isoformat()
+        manifest["finished"] = not missing
+        if missing:
+            manifest["missing_from_sacct"] = missing
+        write_manifest(run_dir, manifest)
+        log_line(run_dir, "finished" + (f", {len(missing)} jobs missing from sacct"
+                                         if missing else ""))
+        print(f"results in {os.path.relpath(run_dir, args.root)}/")
+        return 0 if not missing else 1
+    except (ReplayError, logs.LogError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("\ninterrupted; continue with RESUME=<run-id> (see results/)", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
