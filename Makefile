@@ -18,7 +18,7 @@ TESTBED_CMD := $(value CMD)
 export TESTBED_CMD
 
 .DEFAULT_GOAL := help
-.PHONY: help up down clean status logs shell exec config images test bench lint alloc fuzz replay
+.PHONY: help up down clean status logs shell exec config images test bench lint alloc fuzz replay report compare
 
 help: ## list targets and parameters
 	@echo "HPC scheduling testbed: real Slurm 24.11 on emulated supercomputers."
@@ -74,6 +74,12 @@ config: ## only generate build/clusters/CLUSTER/ (slurm.conf, topology.conf, top
 
 replay: ## replay LOG on the running cluster under POLICY (RESUME=<run-id> continues one)
 	@$(TESTBED) replay
+
+report: ## metrics, jobs.csv, summary.md and plots of RUN=<run-id> into results/<run-id>/
+	@$(TESTBED) report "$(RUN)"
+
+compare: ## one table and plots of RUNS="<id> <id> ..." against the default run
+	@$(TESTBED) compare "$(RUNS)"
 
 alloc: ## run the allocation policies on SCENARIO (POLICY=<p>, default all); see examples/
 	@$(TESTBED) alloc "$(SCENARIO)" "$(or $(POLICY),all)"

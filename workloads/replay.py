@@ -22,6 +22,7 @@ import json
 import math
 import os
 import random
+import signal
 import subprocess
 import sys
 import time
@@ -144,7 +145,9 @@ def make_plan(args, log, log_name, cluster_nodes):
             perc = j.comm_percent
         else:
             perc = PERCENTS[r_perc]
-        limit = max(j.requested_time or 0, 2 * j.runtime)
+        # Policies can slow a job by their cost ratio (Eq. 7); a limit of
+        # five times the log runtime lets that show instead of a TIMEOUT.
+        limit = max(j.requested_time or 0, 5 * j.runtime)
         plan.append({
             "log_id": str(j.log_id), "offset": j.submit - t_first,
             "runtime": j.runtime, "nodes": nodes, "comm": comm,
@@ -396,7 +399,8 @@ def parse_args(argv):
     ap.add_argument("--strict", action="store_true")
     ap.add_argument("--resume")
     ap.add_argument("--lead", type=float, default=30.0)
-    ap.add_argument("--report-every", type=float, default=5.0)
+    ap.add_argument("--report-every", type=float,
+                    default=5.0 if sys.stdout.isatty() else 30.0)
     ap.add_argument("--workloads-dir", default=os.environ.get("WORKLOADS_DIR", ""))
     ap.add_argument("--results", default="results")
     ap.add_argument("--root", default=".")
@@ -413,7 +417,15 @@ def parse_args(argv):
     return args
 
 
+def _interrupted(signum, frame):
+    raise KeyboardInterrupt
+
+
 def main(argv):
+    # A shell may start us with SIGINT ignored (background jobs); both
+    # signals must end the run cleanly so that RESUME can continue it.
+    signal.signal(signal.SIGINT, _interrupted)
+    signal.signal(signal.SIGTERM, _interrupted)
     try:
         args = parse_args(argv)
         results = os.path.join(args.root, args.results)

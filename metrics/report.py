@@ -1,0 +1,410 @@
+#!/usr/bin/env python3
+"""Metrics, tables and plots of a replay: results/<run-id>/ -> jobs.csv,
+metrics.json, summary.md and plots; or a comparison of several runs.
+
+    report.py report <run-dir> [--aph-tool PATH --topology JSON]
+    report.py compare <run-dir> <run-dir> ... --out <dir>
+
+Times are in log time: wall-clock seconds since the replay's origin (t0)
+multiplied by the run's SPEEDUP, so runs at different speedups compare.
+"""
+
+import argparse
+import csv
+import json
+import math
+import os
+import re
+import statistics
+import subprocess
+import sys
+
+METRIC_KEYS = ["jobs", "makespan_s", "utilization", "wait_mean_s", "wait_median_s",
+               "wait_p95_s", "turnaround_mean_s", "stretch_mean", "exec_hours",
+               "node_hours", "comm_cost_total", "comm_cost_mean", "aph_mean"]
+JOB_FIELDS = ["job_id", "log_job_id", "nodes", "submit", "eligible", "start", "end",
+              "wait_s", "run_s", "turnaround_s", "node_hours", "comm", "pattern",
+              "comm_percent", "policy", "cost", "cost_default", "runtime_base_s",
+              "runtime_scaled_s", "leaves", "aph"]
+POLICIES = ["default", "greedy", "balanced", "adaptive"]
+
+
+class ReportError(Exception):
+    pass
+
+
+def expand_hostlist(expr):
+    """Slurm's prefix[a-b,c],other form -> names."""
+    out = []
+    for m in re.finditer(r"([^,\[]+)(?:\[([^\]]+)\])?(?:,|$)", expr or ""):
+        prefix, body = m.group(1), m.group(2)
+        if body is None:
+            out.append(prefix)
+            continue
+        for r in body.split(","):
+            lo, _, hi = r.partition("-")
+            for n in range(int(lo), int(hi or lo) + 1):
+                out.append(f"{prefix}{n:0{len(lo)}d}")
+    return out
+
+
+def admin_fields(text):
+    out = {}
+    for kv in (text or "").split(";"):
+        k, sep, v = kv.partition("=")
+        if sep:
+            out[k] = v
+    return out
+
+
+def fnum(value, default=float("nan")):
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return default
+
+
+def percentile(values, p):
+    if not values:
+        return float("nan")
+    s = sorted(values)
+    k = (len(s) - 1) * p
+    lo, hi = math.floor(k), math.ceil(k)
+    return s[lo] + (s[hi] - s[lo]) * (k - lo)
+
+
+def load_run(run_dir):
+    for f in ("manifest.json", "sacct.json"):
+        if not os.path.exists(os.path.join(run_dir, f)):
+            raise ReportError(f"{run_dir}: no {f}; is this a finished replay?")
+    with open(os.path.join(run_dir, "manifest.json"), encoding="utf-8") as f:
+        manifest = json.load(f)
+    with open(os.path.join(run_dir, "sacct.json"), encoding="utf-8") as f:
+        sacct = json.load(f)
+    planned = []
+    plan_path = os.path.join(run_dir, "plan.tsv")
+    if os.path.exists(plan_path):
+        with open(plan_path, encoding="utf-8") as f:
+            planned = [row["log_id"] for row in csv.DictReader(f, delimiter="\t")]
+    return manifest, sacct, planned
+
+
+def job_rows(manifest, sacct, aph):
+    """One dict per job, times in log time."""
+    t0, s = manifest["t0"], manifest["speedup"]
+    run_id = manifest["run_id"]
+    rows = []
+    for j in sacct.get("jobs", []):
+        a = admin_fields(j.get("comment", {}).get("administrator"))
+        t = j["time"]
+        eligible, start, end = t["eligible"], t["start"], t["end"]
+        if not start or not end:
+            continue
+        name = j.get("name", "")
+        log_id = name[len(run_id) + 1:] if name.startswith(run_id + ":") else name
+        nodes = int(j.get("allocation_nodes", 0))
+        run_s = (end - start) * s
+        leaves, pairwise = aph.get(j["job_id"], (float("nan"), float("nan")))
+        rows.append({
+            "job_id": j["job_id"], "log_job_id": log_id, "nodes": nodes,
+            "submit": round((eligible - t0) * s, 3),
+            "eligible": round((eligible - t0) * s, 3),
+            "start": round((start - t0) * s, 3), "end": round((end - t0) * s, 3),
+            "wait_s": (start - eligible) * s, "run_s": run_s,
+            "turnaround_s": (end - eligible) * s,
+            "node_hours": nodes * run_s / 3600,
+            "comm": int(fnum(a.get("comm"), 0)), "pattern": a.get("pattern", ""),
+            "comm_percent": fnum(a.get("comm_percent")),
+            "policy": a.get("policy", manifest.get("policy", "")),
+            "cost": fnum(a.get("cost")), "cost_default": fnum(a.get("cost_default")),
+            "cost_by_policy": {p: fnum(a.get("cost_" + p)) for p in POLICIES},
+            "runtime_base_s": fnum(a.get("runtime_base")),
+            "runtime_scaled_s": fnum(a.get("runtime_scaled")),
+            "leaves": leaves, "aph": pairwise,
+        })
+    return sorted(rows, key=lambda r: (r["eligible"], r["job_id"]))
+
+
+def metrics(rows, cluster_nodes):
+    """The papers' metrics over a set of jobs."""
+    if not rows:
+        return {k: (0 if k == "jobs" else float("nan")) for k in METRIC_KEYS}
+    first = min(r["eligible"] for r in rows)
+    last = max(r["end"] for r in rows)
+    makespan = last - first
+    waits = [r["wait_s"] for r in rows]
+    costs = [r["cost"] for r in rows if not math.isnan(r["cost"])]
+    aphs = [r["aph"] for r in rows if not math.isnan(r["aph"])]
+    stretches = [r["turnaround_s"] / r["runtime_base_s"] for r in rows
+                 if r["runtime_base_s"] > 0]
+    return {
+        "jobs": len(rows),
+        "makespan_s": makespan,
+        "utilization": (sum(r["nodes"] * r["run_s"] for r in rows) /
+                        (cluster_nodes * makespan)) if makespan > 0 else float("nan"),
+        "wait_mean_s": statistics.fmean(waits),
+        "wait_median_s": statistics.median(waits),
+        "wait_p95_s": percentile(waits, 0.95),
+        "turnaround_mean_s": statistics.fmean(r["turnaround_s"] for r in rows),
+        # Flow time over the runtime the job has under default (its log
+        # runtime), as in the TreeMatch paper.
+        "stretch_mean": statistics.fmean(stretches) if stretches else float("nan"),
+        "exec_hours": sum(r["run_s"] for r in rows) / 3600,
+        "node_hours": sum(r["node_hours"] for r in rows),
+        "comm_cost_total": sum(costs),
+        "comm_cost_mean": statistics.fmean(costs) if costs else float("nan"),
+        "aph_mean": statistics.fmean(aphs) if aphs else float("nan"),
+    }
+
+
+def individual_runs(rows):
+    """The study's Table 4 from one replay: each job's runtime had each
+    policy placed it on the same cluster state (Eq. 7), against default."""
+    out = {}
+    for subset, sel in (("all", rows), ("comm", [r for r in rows if r["comm"]])):
+        base = sum(r["runtime_base_s"] for r in sel if r["runtime_base_s"] > 0)
+        out[subset] = {}
+        for p in POLICIES:
+            total = 0.0
+            for r in sel:
+                b, f = r["runtime_base_s"], r["comm_percent"] / 100
+                cd, cp = r["cost_default"], r["cost_by_policy"][p]
+                if b <= 0 or math.isnan(cp) or math.isnan(cd):
+                    total += max(b, 0)
+                    continue
+                total += b * (1 - f) + b * f * (cp / cd if cd > 0 else 1)
+            out[subset][p] = (100 * (base - total) / base) if base > 0 else float("nan")
+    return out
+
+
+def clean(value):
+    """JSON has no NaN: missing numbers are null."""
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    if isinstance(value, dict):
+        return {k: clean(v) for k, v in value.items()}
+    return value
+
+
+def write_atomic(path, text):
+    with open(path + ".tmp", "w", encoding="utf-8") as f:
+        f.write(text)
+    os.replace(path + ".tmp", path)
+
+
+def fmt(v, digits=1):
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return "-"
+    if isinstance(v, int):
+        return str(v)
+    return f"{v:,.{digits}f}"
+
+
+def compute_aph(rows_src, sacct, tool, topology):
+    """(leaves, APH) per job id from the library's tb-aph."""
+    if not tool or not topology or not os.path.exists(topology):
+        return {}
+    lines = []
+    for j in sacct.get("jobs", []):
+        names = expand_hostlist(j.get("nodes", ""))
+        if names and names != ["None assigned"]:
+            lines.append(f"{j['job_id']} {','.join(names)}")
+    r = subprocess.run([tool, topology], input="\n".join(lines) + "\n",
+                       capture_output=True, text=True, check=False)
+    out = {}
+    for line in r.stdout.splitlines():
+        jid, leaves, aph = line.split()
+        out[int(jid)] = (int(leaves), float(aph))
+    return out
+
+
+def plot(run_dir, rows, cluster_nodes):
+    """Utilization over time, wait-time CDF, runtime per job; PNG and SVG."""
+    data = os.path.join(run_dir, "plots")
+    os.makedirs(data, exist_ok=True)
+    events = sorted([(r["start"], r["nodes"]) for r in rows] +
+                    [(r["end"], -r["nodes"]) for r in rows])
+    busy, util = 0, []
+    for t, d in events:
+        busy += d
+        util.append(f"{t / 3600:.6f} {busy / cluster_nodes:.6f}")
+    waits = sorted(r["wait_s"] / 3600 for r in rows)
+    cdf = [f"{w:.6f} {(i + 1) / len(waits):.6f}" for i, w in enumerate(waits)]
+    runs = [f"{i} {r['run_s'] / 3600:.6f}" for i, r in enumerate(rows)]
+    for name, lines in (("utilization", util), ("wait_cdf", cdf), ("runtime", runs)):
+        write_atomic(os.path.join(data, name + ".dat"), "\n".join(lines) + "\n")
+    specs = [
+        ("utilization", "Utilization over time", "log time (h)", "busy nodes (fraction)",
+         "with steps lw 1.5 title ''"),
+        ("wait_cdf", "Wait time CDF", "wait (h)", "fraction of jobs",
+         "with steps lw 1.5 title ''"),
+        ("runtime", "Runtime per job", "job (by eligible time)", "runtime (h)",
+         "with impulses lw 1 title ''"),
+    ]
+    script = []
+    for name, title, xl, yl, style in specs:
+        for term, ext in (("pngcairo size 900,500", "png"), ("svg size 900,500", "svg")):
+            script.append(f"set terminal {term}\nset output '{data}/{name}.{ext}'\n"
+                          f"set title '{title}'\nset xlabel '{xl}'\nset ylabel '{yl}'\n"
+                          f"set grid\nplot '{data}/{name}.dat' using 1:2 {style}\n")
+    r = subprocess.run(["gnuplot"], input="".join(script), capture_output=True,
+                       text=True, check=False)
+    if r.returncode != 0:
+        raise ReportError(f"gnuplot failed: {r.stderr.strip()[-300:]}")
+    return [f"plots/{n}.png" for n, *_ in specs]
+
+
+def report(run_dir, aph_tool, topology):
+    manifest, sacct, planned = load_run(run_dir)
+    aph = compute_aph(None, sacct, aph_tool, topology)
+    rows = job_rows(manifest, sacct, aph)
+    cluster_nodes = manifest["cluster_nodes"]
+    got = {r["log_job_id"] for r in rows}
+    missing = [x for x in planned if x not in got]
+    m = metrics(rows, cluster_nodes)
+    m["comm"] = metrics([r for r in rows if r["comm"]], cluster_nodes)
+    m["compute"] = metrics([r for r in rows if not r["comm"]], cluster_nodes)
+    m["individual_runs_improvement_percent"] = individual_runs(rows)
+    m["run_id"] = manifest["run_id"]
+    m["policy"] = manifest["policy"]
+    m["incomplete"] = bool(missing)
+    if missing:
+        m["missing_jobs"] = missing
+    write_atomic(os.path.join(run_dir, "metrics.json"),
+                 json.dumps(clean(m), indent=2) + "\n")
+    with open(os.path.join(run_dir, "jobs.csv.tmp"), "w", newline="",
+              encoding="utf-8") as f:
+        w = csv.DictWriter(f, fieldnames=JOB_FIELDS, extrasaction="ignore")
+        w.writeheader()
+        for r in rows:
+            w.writerow({k: ("" if isinstance(r[k], float) and math.isnan(r[k]) else r[k])
+                        for k in JOB_FIELDS})
+    os.replace(os.path.join(run_dir, "jobs.csv.tmp"), os.path.join(run_dir, "jobs.csv"))
+    plots = plot(run_dir, rows, cluster_nodes) if rows else []
+    write_atomic(os.path.join(run_dir, "summary.md"), summary_md(manifest, m, plots, missing))
+    return m, missing
+
+
+def summary_md(manifest, m, plots, missing):
+    out = [f"# Replay {manifest['run_id']}", "",
+           f"{manifest['jobs']} jobs of `{manifest.get('log_file', manifest['log'])}` "
+           f"(first {manifest['first']}) on `{manifest['cluster']}` "
+           f"({manifest['cluster_nodes']} nodes) under `{manifest['policy']}`, "
+           f"SPEEDUP={manifest['speedup']:g}, seed {manifest['seed']}. "
+           "Times are in log time.", ""]
+    if missing:
+        out += [f"**Incomplete:** {len(missing)} jobs of the window are missing from "
+                f"sacct.json: {', '.join(missing[:20])}{' ...' if len(missing) > 20 else ''}",
+                ""]
+    out += ["| metric | all | communication-intensive | compute |", "|---|---|---|---|"]
+    for k in METRIC_KEYS:
+        digits = 3 if k in ("utilization", "stretch_mean", "aph_mean") else 1
+        out.append(f"| {k} | {fmt(m[k], digits)} | {fmt(m['comm'][k], digits)} | "
+                   f"{fmt(m['compute'][k], digits)} |")
+    ir = m["individual_runs_improvement_percent"]
+    out += ["", "Individual runs (the study's Table 4): % less execution time than "
+            "`default` had each job been placed by each policy on the same cluster state.",
+            "", "| jobs | " + " | ".join(POLICIES) + " |", "|---|" + "---|" * len(POLICIES)]
+    for subset in ("all", "comm"):
+        out.append(f"| {subset} | " + " | ".join(fmt(ir[subset][p], 2) for p in POLICIES) + " |")
+    out += [""] + [f"![{os.path.basename(p)}]({p})" for p in plots] + [""]
+    return "\n".join(out)
+
+
+def compare(run_dirs, out_dir):
+    runs = []
+    for d in run_dirs:
+        with open(os.path.join(d, "metrics.json"), encoding="utf-8") as f:
+            m = json.load(f)
+        manifest, _, _ = load_run(d)
+        runs.append((d, manifest, m))
+    base = next((r for r in runs if r[1]["policy"] == "default"), None)
+    if base is None:
+        raise ReportError("RUNS has no run under POLICY=default to compare against")
+    for d, man, _ in runs:
+        if (man["log_file"], man["first"], man["jobs"]) != \
+                (base[1]["log_file"], base[1]["first"], base[1]["jobs"]):
+            raise ReportError(f"{man['run_id']} replays another log window than "
+                              f"{base[1]['run_id']}")
+    os.makedirs(out_dir, exist_ok=True)
+    header = ["metric"] + [f"{r[1]['policy']} ({r[1]['run_id']})" for r in runs]
+    rows = []
+    for k in METRIC_KEYS:
+        b = base[2].get(k)
+        row = [k]
+        for _, _, m in runs:
+            v = m.get(k)
+            change = ("" if (v is None or not b) else f" ({100 * (v - b) / b:+.1f}%)")
+            row.append(f"{fmt(v, 3 if k in ('utilization', 'stretch_mean', 'aph_mean') else 1)}{change}")
+        rows.append(row)
+    with open(os.path.join(out_dir, "compare.csv"), "w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        w.writerow(["metric"] + [r[1]["run_id"] for r in runs])
+        for k in METRIC_KEYS:
+            w.writerow([k] + [r[2].get(k) for r in runs])
+    md = ["# Comparison", "", "Change in % against the `default` run "
+          f"`{base[1]['run_id']}`.", "", "| " + " | ".join(header) + " |",
+          "|" + "---|" * len(header)] + ["| " + " | ".join(r) + " |" for r in rows]
+    bars = os.path.join(out_dir, "bars.dat")
+    write_atomic(bars, "".join(f"{r[1]['policy']} {r[2]['exec_hours']} "
+                               f"{r[2]['wait_mean_s'] / 3600}\n" for r in runs))
+    script = ""
+    for term, ext in (("pngcairo size 900,500", "png"), ("svg size 900,500", "svg")):
+        script += (f"set terminal {term}\nset output '{out_dir}/policies.{ext}'\n"
+                   "set style data histograms\nset style fill solid 0.8\nset grid ytics\n"
+                   "set ylabel 'hours'\nset title 'Execution time and mean wait by policy'\n"
+                   f"plot '{bars}' using 2:xtic(1) title 'execution (h)', "
+                   f"'' using 3 title 'mean wait (h)'\n")
+    per_job = []
+    for i, (d, man, _) in enumerate(runs):
+        with open(os.path.join(d, "jobs.csv"), encoding="utf-8") as f:
+            data = [(r["log_job_id"], float(r["run_s"]) / 3600) for r in csv.DictReader(f)]
+        path = os.path.join(out_dir, f"perjob-{i}.dat")
+        write_atomic(path, "".join(f"{k} {v}\n" for k, (_, v) in enumerate(sorted(data))))
+        per_job.append((path, man["policy"]))
+    for term, ext in (("pngcairo size 900,500", "png"), ("svg size 900,500", "svg")):
+        plots = ", ".join(f"'{p}' using 1:2 with points pt 7 ps 0.5 title '{pol}'"
+                          for p, pol in per_job)
+        script += (f"set terminal {term}\nset output '{out_dir}/per_job.{ext}'\n"
+                   "set style data points\nset title 'Execution time per job by policy'\n"
+                   "set xlabel 'job'\nset ylabel 'execution time (h)'\n"
+                   f"plot {plots}\n")
+    r = subprocess.run(["gnuplot"], input=script, capture_output=True, text=True, check=False)
+    if r.returncode != 0:
+        raise ReportError(f"gnuplot failed: {r.stderr.strip()[-300:]}")
+    md += ["", "![policies](policies.png)", "", "![per job](per_job.png)", ""]
+    write_atomic(os.path.join(out_dir, "compare.md"), "\n".join(md))
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    r = sub.add_parser("report")
+    r.add_argument("run_dir")
+    r.add_argument("--aph-tool")
+    r.add_argument("--topology")
+    c = sub.add_parser("compare")
+    c.add_argument("run_dirs", nargs="+")
+    c.add_argument("--out", required=True)
+    args = ap.parse_args(argv)
+    try:
+        if args.cmd == "report":
+            m, missing = report(args.run_dir, args.aph_tool, args.topology)
+            print(f"report: {m['jobs']} jobs, makespan {fmt(m['makespan_s'] / 3600, 2)} h, "
+                  f"utilization {fmt(m['utilization'], 3)}, mean wait "
+                  f"{fmt(m['wait_mean_s'] / 3600, 2)} h -> {args.run_dir}/summary.md")
+            if missing:
+                print(f"report: incomplete: {len(missing)} jobs missing from sacct.json "
+                      f"(first: {missing[0]})", file=sys.stderr)
+                return 1
+        else:
+            compare(args.run_dirs, args.out)
+            print(f"compare: {len(args.run_dirs)} runs -> {args.out}/compare.md")
+        return 0
+    except ReportError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,82 @@
+#!/usr/bin/env bats
+# make report: metrics of a hand-made run with answers worked out by hand
+# (tests/fixtures/report-run: 3 jobs on tiny's 8 first nodes, SPEEDUP 10).
+
+setup() {
+	load helpers
+	RUN_DIR="$BATS_TEST_TMPDIR/run"
+	cp -r "$BATS_TEST_DIRNAME/fixtures/report-run" "$RUN_DIR"
+	generate tiny
+	make -s -C "$ROOT/plugins" tools >/dev/null
+}
+
+report() {
+	python3 "$ROOT/metrics/report.py" report "$RUN_DIR" \
+		--aph-tool "$ROOT/build/c/tb-aph" --topology "$ROOT/build/test-config/tiny/topology.json"
+}
+
+metric() { jq -r "$1" "$RUN_DIR/metrics.json"; }
+
+near() { awk -v a="$1" -v b="$2" 'BEGIN {d = a - b; exit !(d < 1e-6 && d > -1e-6)}' ||
+	fail "got $1, expected $2"; }
+
+@test "metrics of the fixture match the hand-computed answers" {
+	run report
+	assert_success
+	near "$(metric .jobs)" 3
+	near "$(metric .makespan_s)" 150
+	near "$(metric .utilization)" 0.7
+	near "$(metric .wait_mean_s)" 10
+	near "$(metric .wait_median_s)" 0
+	near "$(metric .wait_p95_s)" 27
+	near "$(metric .turnaround_mean_s)" 83.3333333
+	near "$(metric .stretch_mean)" 1.1833333
+	near "$(metric .exec_hours)" 0.0611111
+	near "$(metric .node_hours)" 0.2333333
+	near "$(metric .comm_cost_total)" 12
+	near "$(metric .comm_cost_mean)" 4
+	# APH: t[00-03] one leaf (2); t04,t05 | t16,t17 across pods (28/6); t08,t09 (2).
+	near "$(metric .aph_mean)" 2.8888889
+	near "$(metric .comm.jobs)" 2
+	near "$(metric .compute.wait_mean_s)" 30
+}
+
+@test "individual runs (Table 4) from the recorded costs" {
+	report
+	near "$(metric '.individual_runs_improvement_percent.all.default')" 0
+	near "$(metric '.individual_runs_improvement_percent.all.greedy')" -10
+	near "$(metric '.individual_runs_improvement_percent.all.balanced')" 4.5
+	near "$(metric '.individual_runs_improvement_percent.all.adaptive')" 4.5
+}
+
+@test "jobs.csv, summary.md and non-empty plots are written" {
+	report
+	assert_equal "$(head -1 "$RUN_DIR/jobs.csv")" \
+		"job_id,log_job_id,nodes,submit,eligible,start,end,wait_s,run_s,turnaround_s,node_hours,comm,pattern,comm_percent,policy,cost,cost_default,runtime_base_s,runtime_scaled_s,leaves,aph"
+	assert_equal "$(($(wc -l <"$RUN_DIR/jobs.csv") - 1))" 3
+	# Job b: eligible at log time 20, waited 30, ran on 2 leaves.
+	run grep '^2,b,4,20.0,20.0,50.0,150.0,30.0,100.0,130.0,' "$RUN_DIR/jobs.csv"
+	assert_success
+	grep -q '| utilization | 0.700 |' "$RUN_DIR/summary.md"
+	local p
+	for p in utilization wait_cdf runtime; do
+		[ -s "$RUN_DIR/plots/$p.png" ] && [ -s "$RUN_DIR/plots/$p.svg" ] || fail "plot $p missing"
+	done
+}
+
+@test "a run with jobs missing from sacct.json names them, reports, is marked incomplete" {
+	jq 'del(.jobs[2])' "$RUN_DIR/sacct.json" >"$RUN_DIR/s" && mv "$RUN_DIR/s" "$RUN_DIR/sacct.json"
+	run report
+	assert_failure
+	assert_output --partial "incomplete: 1 jobs missing from sacct.json (first: c)"
+	assert_equal "$(metric .incomplete)" true
+	assert_equal "$(metric '.missing_jobs[0]')" c
+	near "$(metric .jobs)" 2
+	grep -q 'Incomplete' "$RUN_DIR/summary.md"
+}
+
+@test "make report with an unknown run lists the runs" {
+	run make -s -C "$ROOT" report RUN=nope
+	assert_failure
+	assert_output --partial "RUN=nope: no such run"
+}
