@@ -77,6 +77,34 @@ new_run() {
 
 has_submissions() { local d; d=$(new_run "$1" "$2") && [ -s "$d/submitted.tsv" ]; }
 
+@test "make report turns a replay into jobs.csv, metrics.json, summary.md and plots" {
+	local run
+	run=$(last_run default)
+	run make -s -C "$ROOT" report RUN="$(basename "$run")"
+	assert_success
+	assert_output --partial "report: 30 jobs"
+	assert_equal "$(($(wc -l <"$run/jobs.csv") - 1))" 30
+	assert_equal "$(jq .jobs "$run/metrics.json")" 30
+	assert_equal "$(jq .incomplete "$run/metrics.json")" false
+	# default: the recorded cost is the default cost, so Table 4 shows 0.
+	assert_equal "$(jq '.individual_runs_improvement_percent.all.default' "$run/metrics.json")" 0
+	local p
+	for p in utilization wait_cdf runtime; do
+		[ -s "$run/plots/$p.png" ] && [ -s "$run/plots/$p.svg" ] || fail "plot $p missing"
+	done
+	grep -q '^| makespan_s |' "$run/summary.md"
+}
+
+@test "make compare puts the default and greedy runs in one table" {
+	run make -s -C "$ROOT" compare RUNS="$(basename "$(last_run default)") $(basename "$(last_run greedy)")"
+	assert_success
+	local out
+	out=$(ls -d "$ROOT"/results/compare-* | tail -n 1)
+	grep -q '^| exec_hours |' "$out/compare.md"
+	[ "$(head -1 "$out/compare.csv" | tr ',' '\n' | wc -l)" -eq 3 ]
+	[ -s "$out/policies.png" ] && [ -s "$out/per_job.png" ] && [ -s "$out/per_job.svg" ]
+}
+
 @test "an interrupted replay resumed with RESUME has exactly the window's jobs" {
 	local before run pid
 	before=$(ls -d "$ROOT"/results/*-theta-balanced* 2>/dev/null || true)

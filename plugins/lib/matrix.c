@@ -2,29 +2,11 @@
 
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "textfile.h"
-
-static int fail(char *err, size_t errlen, const char *name, int line,
-		const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	if (!err || !errlen)
-		return -1;
-	n = snprintf(err, errlen, "%s:%d: ", name, line);
-	if (n < 0 || (size_t)n >= errlen)
-		return -1;
-	va_start(ap, fmt);
-	vsnprintf(err + n, errlen - (size_t)n, fmt, ap);
-	va_end(ap);
-	return -1;
-}
 
 void tb_matrix_free(struct tb_matrix *m)
 {
@@ -32,19 +14,6 @@ void tb_matrix_free(struct tb_matrix *m)
 		return;
 	free(m->entries);
 	free(m);
-}
-
-static int parse_int(const char *s, long lo, long hi, int *out)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v < lo || v > hi)
-		return -1;
-	*out = (int)v;
-	return 0;
 }
 
 int tb_matrix_parse(const char *text, size_t len, const char *name,
@@ -57,14 +26,14 @@ int tb_matrix_parse(const char *text, size_t len, const char *name,
 
 	*out = NULL;
 	if (!m)
-		return fail(err, errlen, name, 0, "out of memory");
+		return tb_fail_at(err, errlen, name, 0, "out of memory");
 	while ((rc = tb_next_line(text, len, &pos, line, sizeof(line))) != 0) {
 		char a[64], b[64], c[64], extra[2];
 		int fields;
 
 		lineno++;
 		if (rc < 0) {
-			fail(err, errlen, name, lineno, "line longer than %zu bytes",
+			tb_fail_at(err, errlen, name, lineno, "line longer than %zu bytes",
 			     sizeof(line) - 1);
 			goto bad;
 		}
@@ -73,8 +42,8 @@ int tb_matrix_parse(const char *text, size_t len, const char *name,
 		fields = sscanf(line, "%63s %63s %63s %1s", a, b, c, extra);
 		if (!m->ranks) {
 			if (fields != 2 || strcmp(a, "ranks") ||
-			    parse_int(b, 1, TB_MATRIX_MAX_RANKS, &m->ranks)) {
-				fail(err, errlen, name, lineno,
+			    tb_parse_int(b, 1, TB_MATRIX_MAX_RANKS, &m->ranks)) {
+				tb_fail_at(err, errlen, name, lineno,
 				     "expected 'ranks <1-%d>' first",
 				     TB_MATRIX_MAX_RANKS);
 				goto bad;
@@ -82,7 +51,7 @@ int tb_matrix_parse(const char *text, size_t len, const char *name,
 			continue;
 		}
 		if (fields != 3) {
-			fail(err, errlen, name, lineno,
+			tb_fail_at(err, errlen, name, lineno,
 			     "expected '<from> <to> <volume>'");
 			goto bad;
 		}
@@ -91,7 +60,7 @@ int tb_matrix_parse(const char *text, size_t len, const char *name,
 			struct tb_matrix_entry *e =
 				realloc(m->entries, ncap * sizeof(*e));
 			if (!e) {
-				fail(err, errlen, name, lineno, "out of memory");
+				tb_fail_at(err, errlen, name, lineno, "out of memory");
 				goto bad;
 			}
 			m->entries = e;
@@ -99,9 +68,9 @@ int tb_matrix_parse(const char *text, size_t len, const char *name,
 		}
 		struct tb_matrix_entry *e = &m->entries[m->n];
 		char *end;
-		if (parse_int(a, 0, m->ranks - 1, &e->from) ||
-		    parse_int(b, 0, m->ranks - 1, &e->to)) {
-			fail(err, errlen, name, lineno,
+		if (tb_parse_int(a, 0, m->ranks - 1, &e->from) ||
+		    tb_parse_int(b, 0, m->ranks - 1, &e->to)) {
+			tb_fail_at(err, errlen, name, lineno,
 			     "rank out of range 0-%d", m->ranks - 1);
 			goto bad;
 		}
@@ -109,14 +78,14 @@ int tb_matrix_parse(const char *text, size_t len, const char *name,
 		e->volume = strtod(c, &end);
 		if (errno || *end || end == c || !isfinite(e->volume) ||
 		    e->volume < 0) {
-			fail(err, errlen, name, lineno,
+			tb_fail_at(err, errlen, name, lineno,
 			     "volume '%s' is not a finite number >= 0", c);
 			goto bad;
 		}
 		m->n++;
 	}
 	if (!m->ranks) {
-		fail(err, errlen, name, lineno, "no 'ranks <n>' line");
+		tb_fail_at(err, errlen, name, lineno, "no 'ranks <n>' line");
 		goto bad;
 	}
 	*out = m;
@@ -135,7 +104,7 @@ int tb_matrix_load(const char *path, struct tb_matrix **out, char *err,
 
 	*out = NULL;
 	if (!text)
-		return fail(err, errlen, path, 0, "cannot read the file");
+		return tb_fail_at(err, errlen, path, 0, "cannot read the file");
 	rc = tb_matrix_parse(text, len, path, out, err, errlen);
 	free(text);
 	return rc;

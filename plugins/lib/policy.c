@@ -149,3 +149,38 @@ int tb_lowest_fitting_switch(const struct tb_topology *t,
 	}
 	return best;
 }
+
+enum tb_status tb_candidate_leaves(const struct tb_topology *t,
+				   const struct tb_occupancy *o, int nodes,
+				   enum tb_fit_order order,
+				   struct tb_leaf_key **keys, int *n)
+{
+	struct tb_switch_counts c;
+	int top;
+
+	*keys = NULL;
+	*n = 0;
+	if (tb_counts_init(&c, t, o))
+		return TB_ENOMEM;
+	top = tb_lowest_fitting_switch(t, &c, nodes, order);
+	if (top < 0) {
+		tb_counts_fini(&c);
+		return TB_ENOSPACE;
+	}
+	*keys = malloc(sizeof(**keys) * (size_t)t->n_leaves);
+	if (!*keys) {
+		tb_counts_fini(&c);
+		return TB_ENOMEM;
+	}
+	for (int i = 0; i < t->n_leaves; i++) {
+		int leaf = t->leaves[i];
+		if (!c.free_nodes[leaf] || !tb_is_below(t, leaf, top))
+			continue;
+		(*keys)[*n].leaf = leaf;
+		(*keys)[*n].free_nodes = c.free_nodes[leaf];
+		(*keys)[*n].ratio = tb_comm_ratio(t, &c, leaf);
+		(*n)++;
+	}
+	tb_counts_fini(&c);
+	return TB_OK;
+}

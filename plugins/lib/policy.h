@@ -63,6 +63,19 @@ int tb_lowest_fitting_switch(const struct tb_topology *t,
 			     enum tb_fit_order order);
 int tb_is_below(const struct tb_topology *t, int sw, int ancestor);
 
+/* A leaf with free nodes, as greedy and balanced sort them. */
+struct tb_leaf_key {
+	int leaf;
+	int free_nodes;
+	double ratio;		/* Eq. 1, before the job */
+};
+/* The leaves with free nodes under the lowest switch that fits `nodes`,
+ * in topology order; *keys is malloc'd for the caller to free. */
+enum tb_status tb_candidate_leaves(const struct tb_topology *t,
+				   const struct tb_occupancy *o, int nodes,
+				   enum tb_fit_order order,
+				   struct tb_leaf_key **keys, int *n);
+
 enum tb_status tb_policy_default(const struct tb_topology *t,
 				 const struct tb_occupancy *o,
 				 const struct tb_job *job, int *alloc);

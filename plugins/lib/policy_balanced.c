@@ -12,15 +12,9 @@
 
 #include <stdlib.h>
 
-struct leaf_key {
-	int leaf;
-	int free_nodes;
-	double ratio;
-};
-
 static int by_free_down(const void *a, const void *b)
 {
-	const struct leaf_key *x = a, *y = b;
+	const struct tb_leaf_key *x = a, *y = b;
 
 	if (x->free_nodes != y->free_nodes)
 		return y->free_nodes - x->free_nodes;
@@ -31,7 +25,7 @@ static int by_free_down(const void *a, const void *b)
 
 static int by_free_up(const void *a, const void *b)
 {
-	const struct leaf_key *x = a, *y = b;
+	const struct tb_leaf_key *x = a, *y = b;
 
 	if (x->free_nodes != y->free_nodes)
 		return x->free_nodes - y->free_nodes;
@@ -53,32 +47,17 @@ enum tb_status tb_policy_balanced(const struct tb_topology *t,
 				  const struct tb_occupancy *o,
 				  const struct tb_job *job, int *alloc)
 {
-	struct tb_switch_counts c;
-	struct leaf_key *keys;
+	struct tb_leaf_key *keys;
 	struct tb_pick pk;
-	int top, n = 0, rem = job->nodes;
+	int n, rem = job->nodes;
+	enum tb_status rc = tb_candidate_leaves(t, o, job->nodes, TB_FIT_TIGHTEST,
+						&keys, &n);
 
-	if (tb_counts_init(&c, t, o))
-		return TB_ENOMEM;
-	top = tb_lowest_fitting_switch(t, &c, job->nodes, TB_FIT_TIGHTEST);
-	if (top < 0) {
-		tb_counts_fini(&c);
-		return TB_ENOSPACE;
-	}
-	keys = malloc(sizeof(*keys) * (size_t)t->n_leaves);
-	if (!keys || tb_pick_init(&pk, t, o, alloc)) {
+	if (rc != TB_OK)
+		return rc;
+	if (tb_pick_init(&pk, t, o, alloc)) {
 		free(keys);
-		tb_counts_fini(&c);
 		return TB_ENOMEM;
-	}
-	for (int i = 0; i < t->n_leaves; i++) {
-		int leaf = t->leaves[i];
-		if (!c.free_nodes[leaf] || !tb_is_below(t, leaf, top))
-			continue;
-		keys[n].leaf = leaf;
-		keys[n].free_nodes = c.free_nodes[leaf];
-		keys[n].ratio = tb_comm_ratio(t, &c, leaf);
-		n++;
 	}
 	qsort(keys, (size_t)n, sizeof(*keys),
 	      job->comm ? by_free_down : by_free_up);
@@ -93,6 +72,5 @@ enum tb_status tb_policy_balanced(const struct tb_topology *t,
 	tb_group_by_leaf(t, alloc, pk.n);
 	tb_pick_fini(&pk);
 	free(keys);
-	tb_counts_fini(&c);
 	return rem > 0 ? TB_ENOSPACE : TB_OK;
 }

@@ -51,19 +51,6 @@ static int fail(struct builder *b, const char *fmt, ...)
 	return -1;
 }
 
-static int parse_int(const char *s, long lo, long hi, int *out)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v < lo || v > hi)
-		return -1;
-	*out = (int)v;
-	return 0;
-}
-
 static int split(char *line, char **words)
 {
 	int n = 0;
@@ -118,13 +105,13 @@ static int leaf_line(struct builder *b, char **w, int n)
 	}
 	l = &b->leaves[b->n_leaves];
 	snprintf(l->name, sizeof(l->name), "%s", w[1]);
-	if (parse_int(w[2], 1, TB_SCENARIO_MAX_NODES, &l->nodes))
+	if (tb_parse_int(w[2], 1, TB_SCENARIO_MAX_NODES, &l->nodes))
 		return fail(b, "leaf %s: nodes '%s' is not a number from 1 to %d",
 			    w[1], w[2], TB_SCENARIO_MAX_NODES);
-	if (parse_int(w[3], 0, l->nodes, &l->busy))
+	if (tb_parse_int(w[3], 0, l->nodes, &l->busy))
 		return fail(b, "leaf %s: busy '%s' is not a number from 0 to %d",
 			    w[1], w[3], l->nodes);
-	if (parse_int(w[4], 0, l->busy, &l->busy_comm))
+	if (tb_parse_int(w[4], 0, l->busy, &l->busy_comm))
 		return fail(b, "leaf %s: busy_comm '%s' is not a number from 0 to %d",
 			    w[1], w[4], l->busy);
 	b->total_nodes += l->nodes;
@@ -152,10 +139,10 @@ static int job_line(struct builder *b, char **w, int n)
 			return fail(b, "expected key=value, got '%s'", w[i]);
 		*eq++ = '\0';
 		if (!strcmp(w[i], "nodes")) {
-			if (parse_int(eq, 1, TB_SCENARIO_MAX_NODES, &j->nodes))
+			if (tb_parse_int(eq, 1, TB_SCENARIO_MAX_NODES, &j->nodes))
 				return fail(b, "nodes='%s' is not a positive number", eq);
 		} else if (!strcmp(w[i], "comm")) {
-			if (parse_int(eq, 0, 1, &j->comm))
+			if (tb_parse_int(eq, 0, 1, &j->comm))
 				return fail(b, "comm='%s': expected 0 or 1", eq);
 		} else if (!strcmp(w[i], "pattern")) {
 			if (tb_pattern_parse(eq, &j->pattern))
@@ -195,7 +182,7 @@ static int eval_line(struct builder *b, char **w, int n)
 		e->leaf = find_leaf(b, w[i]);
 		if (e->leaf < 0)
 			return fail(b, "eval: unknown leaf '%s'", w[i]);
-		if (parse_int(colon, 1, TB_SCENARIO_MAX_NODES, &e->count))
+		if (tb_parse_int(colon, 1, TB_SCENARIO_MAX_NODES, &e->count))
 			return fail(b, "eval: count '%s' is not a positive number", colon);
 		e->line = b->line;
 		b->n_eval_items++;

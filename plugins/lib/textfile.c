@@ -1,5 +1,7 @@
 #include "textfile.h"
 
+#include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,4 +64,34 @@ int tb_next_line(const char *text, size_t len, size_t *pos, char *buf,
 		memmove(buf, buf + k, n - k + 1);
 	}
 	return 1;
+}
+
+int tb_fail_at(char *err, size_t errlen, const char *name, int line,
+	       const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (!err || !errlen)
+		return -1;
+	n = snprintf(err, errlen, "%s:%d: ", name, line);
+	if (n < 0 || (size_t)n >= errlen)
+		return -1;
+	va_start(ap, fmt);
+	vsnprintf(err + n, errlen - (size_t)n, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+int tb_parse_int(const char *s, long lo, long hi, int *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < lo || v > hi)
+		return -1;
+	*out = (int)v;
+	return 0;
 }
