@@ -274,7 +274,8 @@ def report(run_dir, aph_tool, topology):
                  json.dumps(clean(m), indent=2) + "\n")
     with open(os.path.join(run_dir, "jobs.csv.tmp"), "w", newline="",
               encoding="utf-8") as f:
-        w = csv.DictWriter(f, fieldnames=JOB_FIELDS, extrasaction="ignore")
+        w = csv.DictWriter(f, fieldnames=JOB_FIELDS, extrasaction="ignore",
+                           lineterminator="\n")
         w.writeheader()
         for r in rows:
             w.writerow({k: ("" if isinstance(r[k], float) and math.isnan(r[k]) else r[k])
@@ -338,7 +339,7 @@ def compare(run_dirs, out_dir):
             row.append(f"{fmt(v, 3 if k in ('utilization', 'stretch_mean', 'aph_mean') else 1)}{change}")
         rows.append(row)
     with open(os.path.join(out_dir, "compare.csv"), "w", newline="", encoding="utf-8") as f:
-        w = csv.writer(f)
+        w = csv.writer(f, lineterminator="\n")
         w.writerow(["metric"] + [r[1]["run_id"] for r in runs])
         for k in METRIC_KEYS:
             w.writerow([k] + [r[2].get(k) for r in runs])

@@ -34,10 +34,12 @@ check_run() {
 	assert_equal "$(jq '[.jobs[] | select(.state.current[0] != "COMPLETED")] | length' "$run/sacct.json")" 0
 	assert_equal "$(jq -r .finished "$run/manifest.json")" true
 	# Elapsed = scaled runtime / SPEEDUP, within 1 s (sacct counts whole
-	# seconds) plus 1 s of launch overhead.
+	# seconds) plus up to 2 s of launch overhead (slurmstepd starting on a
+	# front end; seen up to 2.2 s with several jobs starting at once on a
+	# loaded 2-core machine).
 	jq -r '.jobs[] | [.time.elapsed, (.comment.administrator |
 		capture("runtime_scaled=(?<s>[0-9.e+]+)").s)] | @tsv' "$run/sacct.json" |
-		awk -v s="$s" '{d = $1 - $2 / s; if (d < -1 || d > 2) {print "elapsed " $1 " for " $2 / s; bad = 1}}
+		awk -v s="$s" '{d = $1 - $2 / s; if (d < -1 || d > 3) {print "elapsed " $1 " for " $2 / s; bad = 1}}
 		     END {exit bad}'
 	# Eligible times follow the log: t0 + offset / SPEEDUP, within 1 s.
 	local t0
@@ -87,7 +89,7 @@ has_submissions() { local d; d=$(new_run "$1" "$2") && [ -s "$d/submitted.tsv" ]
 	assert_equal "$(jq .jobs "$run/metrics.json")" 30
 	assert_equal "$(jq .incomplete "$run/metrics.json")" false
 	# default: the recorded cost is the default cost, so Table 4 shows 0.
-	assert_equal "$(jq '.individual_runs_improvement_percent.all.default' "$run/metrics.json")" 0
+	assert_equal "$(jq '.individual_runs_improvement_percent.all.default == 0' "$run/metrics.json")" true
 	local p
 	for p in utilization wait_cdf runtime; do
 		[ -s "$run/plots/$p.png" ] && [ -s "$run/plots/$p.svg" ] || fail "plot $p missing"

@@ -72,7 +72,7 @@ int main(int argc, char **argv)
 			for (int b = a + 1; b < n; b++)
 				sum += tb_pair_distance(t, nodes[a], nodes[b]);
 		}
-		printf("%s %d %.6g\n", id, leaves,
+		printf("%s %d %.10g\n", id, leaves,
 		       n > 1 ? sum / ((double)n * (n - 1) / 2) : 0.0);
 	}
 	free(line);
