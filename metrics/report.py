@@ -186,6 +186,13 @@ def clean(value):
     return value
 
 
+def csv_cell(v):
+    """Numbers in one format whatever their type: 20.0 and 20 are "20"."""
+    if isinstance(v, float):
+        return "" if math.isnan(v) else f"{v:.10g}"
+    return v
+
+
 def write_atomic(path, text):
     with open(path + ".tmp", "w", encoding="utf-8") as f:
         f.write(text)
@@ -278,8 +285,7 @@ def report(run_dir, aph_tool, topology):
                            lineterminator="\n")
         w.writeheader()
         for r in rows:
-            w.writerow({k: ("" if isinstance(r[k], float) and math.isnan(r[k]) else r[k])
-                        for k in JOB_FIELDS})
+            w.writerow({k: csv_cell(r[k]) for k in JOB_FIELDS})
     os.replace(os.path.join(run_dir, "jobs.csv.tmp"), os.path.join(run_dir, "jobs.csv"))
     plots = plot(run_dir, rows, cluster_nodes) if rows else []
     write_atomic(os.path.join(run_dir, "summary.md"), summary_md(manifest, m, plots, missing))

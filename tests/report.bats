@@ -55,7 +55,7 @@ near() { awk -v a="$1" -v b="$2" 'BEGIN {d = a - b; exit !(d < 1e-6 && d > -1e-6
 		"job_id,log_job_id,nodes,submit,eligible,start,end,wait_s,run_s,turnaround_s,node_hours,comm,pattern,comm_percent,policy,cost,cost_default,runtime_base_s,runtime_scaled_s,leaves,aph"
 	assert_equal "$(($(wc -l <"$RUN_DIR/jobs.csv") - 1))" 3
 	# Job b: eligible at log time 20, waited 30, ran on 2 leaves.
-	run grep '^2,b,4,20.0,20.0,50.0,150.0,30.0,100.0,130.0,' "$RUN_DIR/jobs.csv"
+	run grep '^2,b,4,20,20,50,150,30,100,130,0.1111111111,0,rd,10,greedy,2,2,100,100,2,4.666666667$' "$RUN_DIR/jobs.csv"
 	assert_success
 	grep -q '| utilization | 0.700 |' "$RUN_DIR/summary.md"
 	local p
