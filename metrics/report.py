@@ -209,8 +209,12 @@ def fmt(v, digits=1):
 
 def compute_aph(rows_src, sacct, tool, topology):
     """(leaves, APH) per job id from the library's tb-aph."""
-    if not tool or not topology or not os.path.exists(topology):
+    if not tool or not topology:
         return {}
+    if not os.access(tool, os.X_OK):
+        raise ReportError(f"{tool}: not built; run 'make -C plugins tools'")
+    if not os.path.exists(topology):
+        raise ReportError(f"{topology}: no such topology file")
     lines = []
     for j in sacct.get("jobs", []):
         names = expand_hostlist(j.get("nodes", ""))
@@ -351,9 +355,15 @@ def compare(run_dirs, out_dir):
         rows.append(row)
     with open(os.path.join(out_dir, "compare.csv"), "w", newline="", encoding="utf-8") as f:
         w = csv.writer(f, lineterminator="\n")
-        w.writerow(["metric"] + [r[1]["run_id"] for r in runs])
+        w.writerow(["metric"] + [x for r in runs for x in
+                                 (r[1]["run_id"], f"{r[1]['run_id']} change %")])
         for k in METRIC_KEYS:
-            w.writerow([k] + [r[2].get(k) for r in runs])
+            b = base[2].get(k)
+            cells = []
+            for r in runs:
+                v = r[2].get(k)
+                cells += [csv_cell(v), "" if v is None or not b else f"{100 * (v - b) / b:.3f}"]
+            w.writerow([k] + cells)
     md = ["# Comparison", "", "Change in % against the `default` run "
           f"`{base[1]['run_id']}`.", "", "| " + " | ".join(header) + " |",
           "|" + "---|" * len(header)] + ["| " + " | ".join(r) + " |" for r in rows]
@@ -405,6 +415,10 @@ def main(argv):
             print(f"report: {m['jobs']} jobs, makespan {fmt(m['makespan_s'] / 3600, 2)} h, "
                   f"utilization {fmt(m['utilization'], 3)}, mean wait "
                   f"{fmt(m['wait_mean_s'] / 3600, 2)} h -> {args.run_dir}/summary.md")
+            ir = m["individual_runs_improvement_percent"]
+            print("report: individual runs, % less execution time than default at equal "
+                  "state: " + ", ".join(f"{p} {fmt(ir['all'][p], 2)}" for p in POLICIES) +
+                  " (comm jobs: " + ", ".join(f"{p} {fmt(ir['comm'][p], 2)}" for p in POLICIES) + ")")
             if missing:
                 print(f"report: incomplete: {len(missing)} jobs missing from sacct.json "
                       f"(first: {missing[0]})", file=sys.stderr)

@@ -105,7 +105,8 @@ has_submissions() { local d; d=$(new_run "$1" "$2") && [ -s "$d/submitted.tsv" ]
 	local out
 	out=$(ls -d "$ROOT"/results/compare-* | tail -n 1)
 	grep -q '^| exec_hours |' "$out/compare.md"
-	[ "$(head -1 "$out/compare.csv" | tr ',' '\n' | wc -l)" -eq 3 ]
+	# metric, then value and change % per run
+	[ "$(head -1 "$out/compare.csv" | tr ',' '\n' | wc -l)" -eq 5 ]
 	[ -s "$out/policies.png" ] && [ -s "$out/per_job.png" ] && [ -s "$out/per_job.svg" ]
 }
 
