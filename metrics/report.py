@@ -19,6 +19,12 @@ import statistics
 import subprocess
 import sys
 
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path[:0] = [os.path.join(HERE, "..", "workloads"),
+                os.path.join(HERE, "..", "emulated-clusters")]
+from generate import expand_hostlist  # noqa: E402
+from logs import admin_fields  # noqa: E402
+
 METRIC_KEYS = ["jobs", "makespan_s", "utilization", "wait_mean_s", "wait_median_s",
                "wait_p95_s", "turnaround_mean_s", "stretch_mean", "exec_hours",
                "node_hours", "comm_cost_total", "comm_cost_mean", "aph_mean"]
@@ -31,30 +37,6 @@ POLICIES = ["default", "greedy", "balanced", "adaptive"]
 
 class ReportError(Exception):
     pass
-
-
-def expand_hostlist(expr):
-    """Slurm's prefix[a-b,c],other form -> names."""
-    out = []
-    for m in re.finditer(r"([^,\[]+)(?:\[([^\]]+)\])?(?:,|$)", expr or ""):
-        prefix, body = m.group(1), m.group(2)
-        if body is None:
-            out.append(prefix)
-            continue
-        for r in body.split(","):
-            lo, _, hi = r.partition("-")
-            for n in range(int(lo), int(hi or lo) + 1):
-                out.append(f"{prefix}{n:0{len(lo)}d}")
-    return out
-
-
-def admin_fields(text):
-    out = {}
-    for kv in (text or "").split(";"):
-        k, sep, v = kv.partition("=")
-        if sep:
-            out[k] = v
-    return out
 
 
 def fnum(value, default=float("nan")):

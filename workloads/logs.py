@@ -180,7 +180,8 @@ def read_study(path):
     return log
 
 
-def _admin_fields(text):
+def admin_fields(text):
+    """The plugin's AdminComment, key=value;key=value, as a dict."""
     out = {}
     for kv in (text or "").split(";"):
         k, sep, v = kv.partition("=")
@@ -205,7 +206,7 @@ def read_sacct_json(path):
     rows = []
     for i, j in enumerate(jobs):
         try:
-            admin = _admin_fields(j["comment"]["administrator"])
+            admin = admin_fields(j["comment"]["administrator"])
             eligible = j["time"]["eligible"]
             nodes = int(j["allocation_nodes"])
             name = j["name"]
