@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "json.h"
+#include "textfile.h"
 
 #define TB_MAX_LEVELS 20	/* Slurm's topology.conf limit */
 
@@ -424,30 +425,14 @@ int tb_topology_from_json_text(const char *text, size_t len,
 int tb_topology_load(const char *path, struct tb_topology **out, char *err,
 		     size_t errlen)
 {
-	FILE *f = fopen(path, "rb");
-	char *buf = NULL;
-	size_t len = 0, cap = 0, n;
+	size_t len;
+	char *text = tb_read_file(path, &len);
 	int rc;
 
 	*out = NULL;
-	if (!f)
-		return err_set(err, errlen, "%s: cannot open", path);
-	do {
-		if (cap - len < 65536) {
-			char *nb = realloc(buf, cap ? cap * 2 : 1 << 20);
-			if (!nb) {
-				free(buf);
-				fclose(f);
-				return err_set(err, errlen, "%s: out of memory", path);
-			}
-			buf = nb;
-			cap = cap ? cap * 2 : 1 << 20;
-		}
-		n = fread(buf + len, 1, cap - len, f);
-		len += n;
-	} while (n > 0);
-	fclose(f);
-	rc = tb_topology_from_json_text(buf, len, out, err, errlen);
-	free(buf);
+	if (!text)
+		return err_set(err, errlen, "%s: cannot read the file", path);
+	rc = tb_topology_from_json_text(text, len, out, err, errlen);
+	free(text);
 	return rc;
 }
