@@ -11,14 +11,14 @@ CMD ?=
 SCENARIO ?=
 SERVICE ?=
 export CLUSTER POLICY FRONTENDS EMULATORS SERVICE WORKLOADS_DIR TOPOLOGIES_DIR READY_TIMEOUT BENCH
-export LOG SPEEDUP JOBS FIRST SEED COMM PATTERN RATIO SCALE STRICT RESUME LEAD
+export LOG SPEEDUP JOBS FIRST SEED COMM PATTERN RATIO SCALE STRICT RESUME LEAD LOGS FROM
 # CMD goes to the script untouched: no make expansion of $, no shell
 # re-quoting, so quotes and $(...) reach the container as typed.
 TESTBED_CMD := $(value CMD)
 export TESTBED_CMD
 
 .DEFAULT_GOAL := help
-.PHONY: help up down clean status logs shell exec config images test bench lint alloc fuzz replay report compare
+.PHONY: help up down clean status logs shell exec config images test bench lint alloc fuzz replay report compare fetch-logs
 
 help: ## list targets and parameters
 	@echo "HPC scheduling testbed: real Slurm 24.11 on emulated supercomputers."
@@ -37,7 +37,10 @@ help: ## list targets and parameters
 	@echo "  SCENARIO=<file>   for 'make alloc' (examples/*.scenario)"
 	@echo "  SERVICE=<name>    for 'make logs' (db, slurmdbd, slurmctld, emu1, ...)"
 	@echo "  TOPOLOGIES_DIR    real topology files (default ../shared/topologies)"
-	@echo "  WORKLOADS_DIR     job logs (default ../shared/workloads)"
+	@echo "  WORKLOADS_DIR     job logs (default workloads/logs once 'make fetch-logs' filled it,"
+	@echo "                    else ../shared/workloads)"
+	@echo "  LOGS='<names>'    for 'make fetch-logs': some of theta mira intrepid curie lublin"
+	@echo "  FROM=<dir>        for 'make fetch-logs': copy from a local mirror instead of downloading"
 	@echo "  READY_TIMEOUT=<s> how long 'make up' waits for all nodes to be idle (600)"
 	@echo "  BENCH=<which>     for 'make bench': alloc, up or all (default all)"
 	@echo "Replay (make replay):"
@@ -71,6 +74,9 @@ exec: ## run CMD in the controller container; exits with its status
 
 config: ## only generate build/clusters/CLUSTER/ (slurm.conf, topology.conf, topology.json)
 	@$(TESTBED) config "$(CLUSTER)"
+
+fetch-logs: ## download the public job logs into WORKLOADS_DIR (default workloads/logs), sha256-checked
+	@$(TESTBED) fetch-logs
 
 replay: ## replay LOG on the running cluster under POLICY (RESUME=<run-id> continues one)
 	@$(TESTBED) replay

@@ -3,8 +3,8 @@
 
 Every job of the window is submitted with `--begin` set to its compressed
 submit time (t0 + submit / SPEEDUP), a little ahead of that time (LEAD
-seconds), rather than at that moment: sbatch then never has to keep pace
-with bursts, and Slurm makes each job eligible at its own time (BeginTime
+seconds), rather than at that moment: the submitter then never has to keep
+pace with bursts, and Slurm makes each job eligible at its own time (BeginTime
 has one-second resolution, so a job becomes eligible within 1 s of it).
 
 Jobs are sleeps of T_scaled / SPEEDUP seconds, T_scaled being the runtime
@@ -67,34 +67,46 @@ def ctl(container, command, stdin=None, check=True):
 
 
 class Submitter:
-    """One long-lived shell in the controller container: an sbatch per
-    line in, a job id (or an error) per line out. Saves a docker exec per
-    job, which costs more than sbatch itself."""
+    """tb-submit (plugins/tools/submit.c) in the controller container: one
+    libslurm submission per line in, a job id (or an error) per line out.
+    It loads Slurm's configuration once, where one sbatch per job spent
+    most of its time starting up. Restarted if it dies (a controller
+    restart can take its container down)."""
 
     def __init__(self, container):
+        self.container = container
+        self.p = None
+
+    def _start(self):
         self.p = subprocess.Popen(
-            ["docker", "exec", "-i", container, "bash"],
+            ["docker", "exec", "-i", self.container, "tb-submit", BATCH_SCRIPT],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
 
-    def submit(self, args):
-        cmd = " ".join(shquote(a) for a in args)
-        self.p.stdin.write(f"{cmd} 2>&1 | tr '\\n' ' '; echo\n")
-        self.p.stdin.flush()
-        reply = self.p.stdout.readline().strip()
-        if not reply.split(";")[0].isdigit():
-            raise ReplayError(f"sbatch: {reply or 'no answer'}")
-        return int(reply.split(";")[0])
+    def submit(self, fields):
+        if self.p is None or self.p.poll() is not None:
+            self._start()
+        try:
+            self.p.stdin.write("\t".join(str(f) for f in fields) + "\n")
+            self.p.stdin.flush()
+            reply = self.p.stdout.readline().strip()
+        except OSError as e:
+            self.close()
+            raise ReplayError(f"tb-submit: {e}") from e
+        if not reply.isdigit():
+            if not reply:
+                self.close()
+            raise ReplayError(f"tb-submit: {reply or 'no answer'}")
+        return int(reply)
 
     def close(self):
+        if self.p is None:
+            return
         try:
             self.p.stdin.close()
             self.p.wait(timeout=10)
         except (OSError, subprocess.TimeoutExpired):
             self.p.kill()
-
-
-def shquote(s):
-    return "'" + str(s).replace("'", "'\\''") + "'"
+        self.p = None
 
 
 # --- the plan -------------------------------------------------------------------
@@ -202,7 +214,7 @@ def read_submitted(path):
 
 def reconcile(container, run_id, submitted, path):
     """Jobs Slurm has for this run that submitted.tsv lacks (the driver
-    died between sbatch and the write) are recorded, not submitted again."""
+    died between submission and the write) are recorded, not submitted again."""
     out = ctl(container, f"squeue -h -a -o '%i %j' ; sacct -X -n -P -a "
               f"--starttime=now-7days -o JobID,JobName", check=False)
     added = 0
@@ -278,16 +290,12 @@ def run(args, run_dir, manifest):
                     i += 1
                     if p["log_id"] in submitted:
                         continue
-                    begin = t0 + p["offset"] / speedup
-                    begin_s = time.strftime("%Y-%m-%dT%H:%M:%S",
-                                            time.localtime(math.floor(begin + 0.5)))
+                    begin = math.floor(t0 + p["offset"] / speedup + 0.5)
                     pid = PATTERNS.index(p["pattern"]) + 1
-                    jid = submit_with_retry(submitter, container, [
-                        "sbatch", "--parsable", "-J", f"{run_id}:{p['log_id']}",
-                        "-N", p["nodes"], "-t", p["limit_min"], f"--begin={begin_s}",
-                        f"--comment={p['comm']}:{pid}:{p['comm_percent']:g}:{p['runtime']:g}",
-                        "-o", "/dev/null", "-e", "/dev/null",
-                        BATCH_SCRIPT, f"{speedup:g}", f"{p['runtime']:g}"], run_dir)
+                    jid = submit_with_retry(submitter, [
+                        f"{run_id}:{p['log_id']}", p["nodes"], p["limit_min"], begin,
+                        f"{p['comm']}:{pid}:{p['comm_percent']:g}:{p['runtime']:g}",
+                        f"{speedup:g}", f"{p['runtime']:g}"], run_dir)
                     submitted[p["log_id"]] = jid
                     out.write(f"{p['log_id']} {jid}\n")
                     out.flush()
@@ -311,15 +319,23 @@ def run(args, run_dir, manifest):
     return container, submitted
 
 
-def submit_with_retry(submitter, container, args, run_dir):
-    """A controller restart mid-replay costs retries, not jobs."""
+def submit_with_retry(submitter, fields, run_dir):
+    """A controller restart mid-replay costs retries, not jobs; a job the
+    controller took before its answer was lost is found by name, not
+    submitted twice."""
     for attempt in range(30):
         try:
-            return submitter.submit(args)
+            return submitter.submit(fields)
         except ReplayError as e:
             log_line(run_dir, f"retry {attempt + 1}: {e}")
             time.sleep(min(10, 1 + attempt))
-    raise ReplayError(f"sbatch kept failing; see {run_dir}/replay.log")
+            found = set(ctl(submitter.container,
+                            f"squeue -h -a -n '{fields[0]}' -o %i; "
+                            f"sacct -X -n -P -a --starttime=now-7days "
+                            f"--name='{fields[0]}' -o JobID", check=False).split())
+            if len(found) == 1 and next(iter(found)).isdigit():
+                return int(found.pop())
+    raise ReplayError(f"submissions kept failing; see {run_dir}/replay.log")
 
 
 def fmt_time(seconds):

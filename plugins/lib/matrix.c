@@ -110,16 +110,41 @@ int tb_matrix_load(const char *path, struct tb_matrix **out, char *err,
 	return rc;
 }
 
+char *tb_matrix_to_line(const struct tb_matrix *m, char sep)
+{
+	/* "ranks N" plus at most 2 x 11 + 24 + 3 characters an entry. */
+	size_t cap = 32 + m->n * 64, len;
+	char *text = malloc(cap);
+
+	if (!text)
+		return NULL;
+	len = (size_t) snprintf(text, cap, "ranks %d", m->ranks);
+	for (size_t k = 0; k < m->n; k++) {
+		const struct tb_matrix_entry *e = &m->entries[k];
+		int w = snprintf(text + len, cap - len, "%c%d %d %.17g", sep,
+				 e->from, e->to, e->volume);
+		if (w < 0 || (size_t) w >= cap - len) {
+			free(text);
+			return NULL;
+		}
+		len += (size_t) w;
+	}
+	return text;
+}
+
 double tb_hop_bytes(const struct tb_topology *t, const struct tb_matrix *m,
-		    const int *alloc)
+		    const int *alloc, int nodes)
 {
 	double sum = 0.0;
 
 	for (size_t k = 0; k < m->n; k++) {
 		const struct tb_matrix_entry *e = &m->entries[k];
-		if (e->from != e->to)
+		int a = (int) ((long long) e->from * nodes / m->ranks);
+		int b = (int) ((long long) e->to * nodes / m->ranks);
+
+		if (a != b)
 			sum += e->volume *
-			       tb_pair_distance(t, alloc[e->from], alloc[e->to]);
+			       tb_pair_distance(t, alloc[a], alloc[b]);
 	}
 	return sum;
 }

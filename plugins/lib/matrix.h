@@ -35,9 +35,17 @@ int tb_matrix_load(const char *path, struct tb_matrix **out, char *err,
 		   size_t errlen);
 void tb_matrix_free(struct tb_matrix *m);
 
-/* Hop-bytes: sum of volume x d(node of i, node of j) over the entries,
- * rank r on node alloc[r]. */
+/* The matrix on one line, entries separated by sep instead of newlines,
+ * for carriers that take no newline (a job's SPANK environment). malloc'd;
+ * NULL when out of memory. tb_matrix_parse reads it back once each sep is
+ * a newline again. */
+char *tb_matrix_to_line(const struct tb_matrix *m, char sep);
+
+/* Hop-bytes: sum of volume x d(node of i, node of j) over the entries, for
+ * ranks placed in blocks over the allocation's nodes (rank r on
+ * alloc[r * nodes / ranks]): as many ranks as nodes is one rank per node,
+ * more ranks fill each node in turn, as MPI's block placement does. */
 double tb_hop_bytes(const struct tb_topology *t, const struct tb_matrix *m,
-		    const int *alloc);
+		    const int *alloc, int nodes);
 
 #endif

@@ -74,7 +74,9 @@ int tb_fail_at(char *err, size_t errlen, const char *name, int line,
 
 	if (!err || !errlen)
 		return -1;
-	n = snprintf(err, errlen, "%s:%d: ", name, line);
+	/* Line 0: about the whole file (it cannot be read, it is empty). */
+	n = line > 0 ? snprintf(err, errlen, "%s:%d: ", name, line)
+		     : snprintf(err, errlen, "%s: ", name);
 	if (n < 0 || (size_t)n >= errlen)
 		return -1;
 	va_start(ap, fmt);

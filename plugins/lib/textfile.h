@@ -12,7 +12,8 @@ char *tb_read_file(const char *path, size_t *len);
 int tb_next_line(const char *text, size_t len, size_t *pos, char *buf,
 		 size_t bufsize);
 
-/* Writes "<name>:<line>: <message>" into err; always returns -1. */
+/* Writes "<name>:<line>: <message>" (line 0: "<name>: <message>") into
+ * err; always returns -1. */
 int tb_fail_at(char *err, size_t errlen, const char *name, int line,
 	       const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 

@@ -19,6 +19,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "src/common/slurm_xlator.h"
 #include "slurm/slurm_errno.h"
@@ -33,6 +34,7 @@
 
 #include "commtree.h"
 #include "../lib/cost.h"
+#include "../lib/matrix.h"
 #include "../lib/policy.h"
 #include "../lib/profile.h"
 
@@ -115,16 +117,88 @@ static enum tb_policy _policy(void)
 	return policy;
 }
 
-static void _job_profile(job_record_t *job_ptr, struct tb_profile *prof)
+/* NAME=value in the job's SPANK environment (spank_testbed.c puts the
+ * --comm and --comm-matrix values there), or NULL. */
+static const char *_spank_value(job_record_t *job_ptr, const char *name)
 {
-	char err[160];
+	size_t n = strlen(name);
+
+	for (uint32_t i = 0; i < job_ptr->spank_job_env_size; i++) {
+		const char *e = job_ptr->spank_job_env[i];
+		if (e && !strncmp(e, name, n) && e[n] == '=')
+			return e + n + 1;
+	}
+	return NULL;
+}
+
+/* Logs a job's bad input once, not at every scheduling pass. */
+static void _warn_once(job_record_t *job_ptr, const char *why)
+{
+	static uint32_t last_job_id;
+
+	if (job_ptr->job_id == last_job_id)
+		return;
+	last_job_id = job_ptr->job_id;
+	error("topology/commtree: %pJ: %s; allocating as default", job_ptr,
+	      why);
+}
+
+/* The profile from --comment (the study's logs), overridden by --comm.
+ * Returns NULL, or why the job must fall back to default. */
+static const char *_job_profile(job_record_t *job_ptr, struct tb_profile *prof,
+				bool quiet)
+{
+	const char *spank = _spank_value(job_ptr, "TESTBED_PROFILE");
+	struct tb_profile given;
+	char err[160], why[200];
 
 	if (tb_profile_parse(job_ptr->comment, prof, err, sizeof(err))) {
 		/* No profile: a compute-intensive job of the log. */
-		prof->comm = 0;
-		if (job_ptr->comment)
+		*prof = (struct tb_profile) { .comm = 0,
+					      .pattern = TB_PATTERN_RD,
+					      .comm_fraction = 0.5 };
+		if (job_ptr->comment && !quiet)
 			debug("topology/commtree: %pJ %s", job_ptr, err);
 	}
+	if (_spank_value(job_ptr, "TESTBED_COMM_MATRIX"))
+		prof->comm = 1;
+	if (!spank)
+		return NULL;
+	if (tb_profile_parse(spank, &given, err, sizeof(err))) {
+		snprintf(why, sizeof(why), "--comm: %s", err);
+		if (!quiet)
+			_warn_once(job_ptr, why);
+		return "bad_comm";
+	}
+	prof->comm = given.comm;
+	prof->pattern = given.pattern;
+	prof->comm_fraction = given.comm_fraction;
+	return NULL;
+}
+
+/* The --comm-matrix, if any, into *out. Returns NULL, or why the job must
+ * fall back to default. */
+static const char *_job_matrix(job_record_t *job_ptr, struct tb_matrix **out)
+{
+	const char *spank = _spank_value(job_ptr, "TESTBED_COMM_MATRIX");
+	char err[256], *text;
+	int rc;
+
+	*out = NULL;
+	if (!spank)
+		return NULL;
+	text = xstrdup(spank);
+	for (char *c = text; *c; c++)
+		if (*c == ';')
+			*c = '\n';
+	rc = tb_matrix_parse(text, strlen(text), "--comm-matrix", out, err,
+			     sizeof(err));
+	xfree(text);
+	if (rc) {
+		_warn_once(job_ptr, err);
+		return "bad_matrix";
+	}
+	return NULL;
 }
 
 struct mark_args {
@@ -139,7 +213,7 @@ static int _mark_comm_job(void *x, void *arg)
 
 	if (!IS_JOB_RUNNING(job_ptr) || !job_ptr->node_bitmap)
 		return 0;
-	if (tb_profile_parse(job_ptr->comment, &prof, NULL, 0) || !prof.comm)
+	if (_job_profile(job_ptr, &prof, true) || !prof.comm)
 		return 0;
 	for (int i = 0; (i = bit_ffs_from_bit(job_ptr->node_bitmap, i)) >= 0;
 	     i++) {
@@ -195,19 +269,23 @@ static void _env_set(job_record_t *job_ptr, const char *name, char *value)
  * script find them. */
 static void _record(job_record_t *job_ptr, enum tb_policy policy,
 		    const struct tb_occupancy *occ, const struct tb_job *job,
-		    const struct tb_profile *prof)
+		    const struct tb_profile *prof, const struct tb_matrix *matrix,
+		    const char *fallback)
 {
-	double cost[TB_POLICY_COUNT];
+	double cost[TB_POLICY_COUNT], hop_bytes[TB_POLICY_COUNT];
 	int *alloc = xcalloc(job->nodes, sizeof(int));
 	char *text = NULL, val[64];
 	double scaled;
 
 	for (int p = 0; p < TB_POLICY_COUNT; p++) {
-		cost[p] = NAN;
-		if (tb_allocate((enum tb_policy) p, topo, occ, job, alloc) ==
+		cost[p] = hop_bytes[p] = NAN;
+		if (tb_allocate((enum tb_policy) p, topo, occ, job, alloc) !=
 		    TB_OK)
-			(void) tb_allocation_cost(topo, occ, job, alloc,
-						  &cost[p]);
+			continue;
+		(void) tb_allocation_cost(topo, occ, job, alloc, &cost[p]);
+		if (matrix)
+			hop_bytes[p] = tb_hop_bytes(topo, matrix, alloc,
+						    job->nodes);
 	}
 	xfree(alloc);
 	scaled = tb_scaled_runtime(prof->runtime, prof->comm_fraction,
@@ -223,6 +301,12 @@ static void _record(job_record_t *job_ptr, enum tb_policy policy,
 	if (prof->runtime > 0)
 		xstrfmtcat(text, ";runtime_base=%.6g;runtime_scaled=%.6g",
 			   prof->runtime, scaled);
+	if (matrix)
+		xstrfmtcat(text, ";matrix_ranks=%d;hop_bytes=%.6g;hop_bytes_default=%.6g",
+			   matrix->ranks, hop_bytes[policy],
+			   hop_bytes[TB_POLICY_DEFAULT]);
+	if (fallback)
+		xstrfmtcat(text, ";fallback=%s", fallback);
 	xfree(job_ptr->admin_comment);
 	job_ptr->admin_comment = text;
 
@@ -237,25 +321,69 @@ static void _record(job_record_t *job_ptr, enum tb_policy policy,
 	}
 }
 
+static double _now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+
+/* TopologyParam=...,commtree_timing: one log line per eval with the time
+ * of the snapshot, of each policy's decision on it, and of tree's eval
+ * (under policy default that is Slurm's own selection, unnarrowed), so
+ * make bench compares them on the very same requests. */
+static void _log_timing(job_record_t *job_ptr, enum tb_policy policy,
+			const struct tb_occupancy *occ,
+			const struct tb_job *job, double snapshot_us,
+			double tree_us)
+{
+	int *alloc = xcalloc(job->nodes, sizeof(int));
+	char *text = NULL;
+
+	for (int p = 0; p < TB_POLICY_COUNT; p++) {
+		double t0 = _now_us();
+		enum tb_status st = tb_allocate((enum tb_policy) p, topo, occ,
+						job, alloc);
+		xstrfmtcat(text, " %s_us=%.1f%s",
+			   tb_policy_name((enum tb_policy) p),
+			   _now_us() - t0, st == TB_OK ? "" : "(refused)");
+	}
+	xfree(alloc);
+	info("topology/commtree: timing nodes=%d policy=%s snapshot_us=%.1f tree_us=%.1f%s",
+	     job->nodes, tb_policy_name(policy), snapshot_us, tree_us, text);
+	xfree(text);
+}
+
 extern int commtree_eval(topology_eval_t *topo_eval,
 			 commtree_tree_eval_t tree_eval)
 {
 	job_record_t *job_ptr = topo_eval->job_ptr;
 	enum tb_policy policy = _policy();
+	bool timing = xstrstr(slurm_conf.topology_param, "commtree_timing");
 	struct tb_occupancy *occ;
+	struct tb_matrix *matrix = NULL;
 	struct tb_profile prof;
 	struct tb_job job;
+	const char *fallback;
 	int *alloc = NULL, rc;
 	bitstr_t *saved = NULL;
+	double t0, snapshot_us, tree_us;
 
 	if (!topo || !job_ptr || !job_ptr->details ||
 	    job_ptr->details->req_node_bitmap || job_ptr->details->contiguous ||
 	    topo_eval->req_nodes < 1 ||
 	    topo_eval->req_nodes > (uint32_t) topo->n_nodes)
 		return tree_eval(topo_eval);
+	t0 = timing ? _now_us() : 0;
 	if (!(occ = _snapshot(topo_eval)))
 		return tree_eval(topo_eval);
-	_job_profile(job_ptr, &prof);
+	snapshot_us = timing ? _now_us() - t0 : 0;
+	fallback = _job_profile(job_ptr, &prof, false);
+	if (!fallback)
+		fallback = _job_matrix(job_ptr, &matrix);
+	if (fallback)
+		policy = TB_POLICY_DEFAULT;
 	job = (struct tb_job) {
 		.nodes = (int) topo_eval->req_nodes,
 		.comm = prof.comm,
@@ -275,7 +403,9 @@ extern int commtree_eval(topology_eval_t *topo_eval,
 		}
 		xfree(alloc);
 	}
+	t0 = timing ? _now_us() : 0;
 	rc = tree_eval(topo_eval);
+	tree_us = timing ? _now_us() - t0 : 0;
 	if (saved && rc != SLURM_SUCCESS) {
 		/* Tree could not account for our choice: its own stands. */
 		debug("topology/commtree: %pJ: %s's nodes refused (%s); using topology/tree's",
@@ -285,8 +415,11 @@ extern int commtree_eval(topology_eval_t *topo_eval,
 		rc = tree_eval(topo_eval);
 	}
 	FREE_NULL_BITMAP(saved);
+	if (timing)
+		_log_timing(job_ptr, policy, occ, &job, snapshot_us, tree_us);
 	if (rc == SLURM_SUCCESS && job_ptr->job_id && IS_JOB_PENDING(job_ptr))
-		_record(job_ptr, policy, occ, &job, &prof);
+		_record(job_ptr, policy, occ, &job, &prof, matrix, fallback);
+	tb_matrix_free(matrix);
 	tb_occupancy_free(occ);
 	return rc;
 }

@@ -23,6 +23,7 @@ static const struct tb_test tb_tests[] = {
 	T(test_scenario_errors),
 	T(test_matrix_parse_and_hop_bytes),
 	T(test_matrix_errors),
+	T(test_matrix_block_placement_and_line_form),
 	T(test_topology_json),
 	T(test_topology_json_errors),
 	T(test_profile_from_comment),

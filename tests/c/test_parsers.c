@@ -55,9 +55,51 @@ void test_matrix_parse_and_hop_bytes(void)
 	CHECK_EQ(m->n, 3);
 	CHECK(tb_scenario_parse(scen, strlen(scen), "s", &s, err, sizeof(err)) == 0);
 	/* 16 bytes across leaves, distance 4. */
-	CHECK_NEAR(tb_hop_bytes(s->topo, m, s->eval_alloc), 16.0 * 4);
+	CHECK_NEAR(tb_hop_bytes(s->topo, m, s->eval_alloc, 2), 16.0 * 4);
 	tb_scenario_free(s);
 	tb_matrix_free(m);
+}
+
+/* Four ranks in blocks on two nodes: ranks 0,1 on the first node, 2,3 on
+ * the second, so only 1->2 and 3->0 cross leaves. One rank on each of
+ * four nodes: rank r on node r. */
+void test_matrix_block_placement_and_line_form(void)
+{
+	const char *text = "ranks 4\n0 1 100\n1 2 10\n3 0 1.5\n2 3 7\n";
+	const char *scen2 = "leaf a 2 0 0\nleaf b 2 0 0\njob nodes=2\neval a:1 b:1\n";
+	const char *scen4 = "leaf a 2 0 0\nleaf b 2 0 0\njob nodes=4\neval a:2 b:2\n";
+	struct tb_matrix *m, *back;
+	struct tb_scenario *s2, *s4;
+	char err[256], *line;
+
+	CHECK(tb_matrix_parse(text, strlen(text), "m", &m, err, sizeof(err)) == 0);
+	CHECK(tb_scenario_parse(scen2, strlen(scen2), "s", &s2, err, sizeof(err)) == 0);
+	CHECK(tb_scenario_parse(scen4, strlen(scen4), "s", &s4, err, sizeof(err)) == 0);
+	CHECK_NEAR(tb_hop_bytes(s2->topo, m, s2->eval_alloc, 2), (10 + 1.5) * 4);
+	/* a:2 b:2 is nodes a0 a1 b0 b1: 0-1 share a leaf (distance 2), 2-3
+	 * too, 1->2 and 3->0 cross (distance 4). */
+	CHECK_NEAR(tb_hop_bytes(s4->topo, m, s4->eval_alloc, 4),
+		   100 * 2 + 10 * 4 + 1.5 * 4 + 7 * 2);
+
+	line = tb_matrix_to_line(m, ';');
+	CHECK(line != NULL);
+	CHECK(strchr(line, '\n') == NULL);
+	for (char *c = line; *c; c++)
+		if (*c == ';')
+			*c = '\n';
+	CHECK(tb_matrix_parse(line, strlen(line), "line", &back, err, sizeof(err)) == 0);
+	CHECK_EQ(back->ranks, 4);
+	CHECK_EQ(back->n, 4);
+	for (size_t k = 0; k < back->n; k++) {
+		CHECK_EQ(back->entries[k].from, m->entries[k].from);
+		CHECK_EQ(back->entries[k].to, m->entries[k].to);
+		CHECK_NEAR(back->entries[k].volume, m->entries[k].volume);
+	}
+	free(line);
+	tb_matrix_free(back);
+	tb_matrix_free(m);
+	tb_scenario_free(s2);
+	tb_scenario_free(s4);
 }
 
 static void expect_matrix_error(const char *text, const char *expected)

@@ -20,6 +20,7 @@ void test_properties_balanced_powers_of_two(void);
 void test_scenario_errors(void);
 void test_matrix_parse_and_hop_bytes(void);
 void test_matrix_errors(void);
+void test_matrix_block_placement_and_line_form(void);
 void test_topology_json(void);
 void test_topology_json_errors(void);
 void test_profile_from_comment(void);

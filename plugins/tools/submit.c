@@ -1,0 +1,156 @@
+/*
+ * tb-submit: batch submissions through libslurm, one per input line, for
+ * the replay driver. One sbatch process per job spends most of its time
+ * starting up (loading the configuration and plugins); this process does
+ * that once and then only sends the RPC.
+ *
+ *   tb-submit <batch script>
+ *
+ * stdin, one job per line, tab-separated:
+ *   <name> <nodes> <time limit, minutes> <begin, Unix seconds> <comment>
+ *   [<script argument>...]
+ * stdout, one line per job, flushed: the job id, or "error: <reason>".
+ * The script is read once; every job gets the same one with its own
+ * arguments. Exit status 0 when stdin ends, 2 on bad usage.
+ *
+ * TB_SUBMIT_SPANK=NAME=value puts that entry in every job's SPANK
+ * environment unchecked, as a client without the SPANK plugin could: the
+ * tests use it to show the controller's own checks.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <slurm/slurm.h>
+#include <slurm/slurm_errno.h>
+
+#define MAX_FIELDS 16
+
+static char *read_script(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *text = NULL;
+	size_t len = 0, cap = 0, n;
+
+	if (!f)
+		return NULL;
+	do {
+		if (cap - len < 4096) {
+			char *t = realloc(text, cap + 65536);
+			if (!t) {
+				free(text);
+				fclose(f);
+				return NULL;
+			}
+			text = t;
+			cap += 65536;
+		}
+		n = fread(text + len, 1, cap - len - 1, f);
+		len += n;
+	} while (n > 0);
+	fclose(f);
+	text[len] = '\0';
+	return text;
+}
+
+/* Splits line at tabs in place; returns the number of fields. */
+static int split_tabs(char *line, char **field, int max)
+{
+	int n = 0;
+
+	line[strcspn(line, "\n")] = '\0';
+	while (n < max) {
+		field[n++] = line;
+		line = strchr(line, '\t');
+		if (!line)
+			break;
+		*line++ = '\0';
+	}
+	return n;
+}
+
+static int parse_u32(const char *s, uint32_t *out)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || end == s || *end || v > UINT32_MAX)
+		return -1;
+	*out = (uint32_t) v;
+	return 0;
+}
+
+static void submit_line(char *line, char *script, const char *script_path,
+			char **spank_entry)
+{
+	char *field[MAX_FIELDS], *argv[MAX_FIELDS];
+	char *env[] = { "PATH=/usr/local/bin:/usr/bin:/bin", NULL };
+	job_desc_msg_t desc;
+	submit_response_msg_t *resp = NULL;
+	uint32_t nodes, limit, begin;
+	int n = split_tabs(line, field, MAX_FIELDS);
+
+	if (n < 5 || parse_u32(field[1], &nodes) || !nodes ||
+	    parse_u32(field[2], &limit) || parse_u32(field[3], &begin)) {
+		printf("error: expected <name> <nodes> <minutes> <begin> <comment> [args] separated by tabs\n");
+		return;
+	}
+	slurm_init_job_desc_msg(&desc);
+	desc.name = field[0];
+	desc.min_nodes = desc.max_nodes = nodes;
+	desc.time_limit = limit;
+	desc.begin_time = begin;
+	desc.comment = field[4];
+	desc.script = script;
+	argv[0] = (char *) script_path;
+	for (int i = 5; i < n; i++)
+		argv[i - 4] = field[i];
+	desc.argc = n - 4;
+	desc.argv = argv;
+	desc.environment = env;
+	desc.env_size = 1;
+	desc.std_out = desc.std_err = "/dev/null";
+	desc.work_dir = "/tmp";
+	desc.user_id = getuid();
+	desc.group_id = getgid();
+	if (spank_entry[0] && spank_entry[0][0]) {
+		desc.spank_job_env = spank_entry;
+		desc.spank_job_env_size = 1;
+	}
+	if (slurm_submit_batch_job(&desc, &resp) != SLURM_SUCCESS) {
+		printf("error: %s\n", slurm_strerror(errno));
+		return;
+	}
+	printf("%u\n", resp->job_id);
+	slurm_free_submit_response_response_msg(resp);
+}
+
+int main(int argc, char **argv)
+{
+	char *script, *line = NULL;
+	char *spank_entry[] = { getenv("TB_SUBMIT_SPANK"), NULL };
+	size_t cap = 0;
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: tb-submit <batch script> < jobs (see the source)\n");
+		return 2;
+	}
+	if (!(script = read_script(argv[1]))) {
+		fprintf(stderr, "tb-submit: %s: cannot read the batch script\n",
+			argv[1]);
+		return 2;
+	}
+	slurm_init(NULL);
+	while (getline(&line, &cap, stdin) > 0) {
+		submit_line(line, script, argv[1], spank_entry);
+		fflush(stdout);
+	}
+	free(line);
+	free(script);
+	slurm_fini();
+	return 0;
+}

@@ -1,0 +1,95 @@
+#!/usr/bin/env bats
+# Per-job input at submission: --comm and --comm-matrix (the SPANK plugin)
+# are checked where the user submits; what reaches the controller shows in
+# AdminComment; what the controller cannot use falls back to default with
+# the reason logged, and slurmctld keeps running.
+
+setup_file() {
+	load helpers
+	make -s -C "$ROOT" down >/dev/null
+	make -s -C "$ROOT" up CLUSTER=tiny POLICY=greedy >/dev/null
+	ctl_sh 'printf "ranks 4\n0 1 1000\n1 2 500 # comment\n3 0 250\n" > /tmp/m4.txt'
+	ctl_sh 'printf "ranks 4\n0 9 1000\n" > /tmp/bad-rank.txt'
+}
+
+teardown_file() {
+	load helpers
+	make -s -C "$ROOT" exec CMD='scancel -u root' >/dev/null 2>&1 || true
+	make -s -C "$ROOT" down >/dev/null
+}
+
+setup() { load helpers; }
+
+ctl_sh() { make -s -C "$ROOT" exec CMD="$1"; }
+
+jobs_now() { ctl_sh 'squeue -h | wc -l'; }
+
+# The job's AdminComment once the controller has placed it.
+admin_comment() {
+	wait_for 30 bash -c "make -s -C '$ROOT' exec CMD='scontrol show job $1' | grep -q 'AdminComment=policy='" ||
+		fail "job $1 has no AdminComment"
+	ctl_sh "scontrol show job $1" | sed -n 's/.*AdminComment=\([^ ]*\).*/\1/p'
+}
+
+refused() {
+	local before
+	before=$(jobs_now)
+	run ctl_sh "sbatch --parsable $1 -N 1 --wrap='sleep 1'"
+	assert_failure
+	assert_output --partial "$2"
+	[ "$(jobs_now)" = "$before" ] || fail "a job was created despite the error"
+}
+
+@test "--comm with an unknown pattern is refused at submission, naming the valid ones" {
+	refused --comm=butterfly "--comm=butterfly: expected <pattern>[:<percent>], pattern one of rd, rhvd, binomial, ring, cmc, none"
+}
+
+@test "--comm with a percent outside 0-100 is refused at submission" {
+	refused --comm=rd:150 "--comm=rd:150: expected"
+}
+
+@test "--comm-matrix with a missing file is refused at submission" {
+	refused --comm-matrix=/tmp/nope.txt "--comm-matrix: /tmp/nope.txt: cannot read the file"
+}
+
+@test "--comm-matrix with a malformed line names the file and line" {
+	refused --comm-matrix=/tmp/bad-rank.txt "--comm-matrix: /tmp/bad-rank.txt:2: rank out of range 0-3"
+}
+
+@test "--comm sets the pattern and share the controller uses" {
+	local id
+	id=$(ctl_sh "sbatch --parsable -N 2 --comm=ring:30 --wrap='sleep 1'")
+	run admin_comment "$id"
+	assert_output --partial "policy=greedy;comm=1;pattern=ring;comm_percent=30;"
+	id=$(ctl_sh "sbatch --parsable -N 2 --comm=none --comment=1:2 --wrap='sleep 1'")
+	run admin_comment "$id"
+	assert_output --partial "comm=0;"
+}
+
+@test "--comm-matrix reaches the controller: hop-bytes of the chosen and the default nodes" {
+	local id
+	id=$(ctl_sh "sbatch --parsable -N 4 --comm-matrix=/tmp/m4.txt --wrap='sleep 1'")
+	run admin_comment "$id"
+	assert_output --partial "policy=greedy;comm=1;"
+	assert_output --regexp ";matrix_ranks=4;hop_bytes=[0-9.e+]+;hop_bytes_default=[0-9.e+]+"
+	refute_output --partial "fallback="
+}
+
+@test "a matrix the controller cannot parse falls back to default, logged, and slurmctld lives" {
+	local id
+	ctl_sh 'printf "#!/bin/bash\nsleep 1\n" > /tmp/one.sh'
+	id=$(ctl_sh "printf 'bad-matrix\t2\t5\t0\t1:2\n' |
+		TB_SUBMIT_SPANK='TESTBED_COMM_MATRIX=ranks 2;0 7 1' tb-submit /tmp/one.sh")
+	[[ "$id" =~ ^[0-9]+$ ]] || fail "tb-submit said: $id"
+	run admin_comment "$id"
+	assert_output --partial "policy=default;"
+	assert_output --partial ";fallback=bad_matrix"
+	run make -s -C "$ROOT" logs SERVICE=slurmctld
+	assert_output --partial "JobId=$id: --comm-matrix:2: rank out of range 0-1; allocating as default"
+	id=$(ctl_sh "printf 'bad-comm\t1\t5\t0\t1:2\n' |
+		TB_SUBMIT_SPANK='TESTBED_PROFILE=1:nonsense' tb-submit /tmp/one.sh")
+	run admin_comment "$id"
+	assert_output --partial ";fallback=bad_comm"
+	run ctl_sh 'scontrol ping'
+	assert_output --partial "is UP"
+}
