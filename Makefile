@@ -42,7 +42,7 @@ help: ## list targets and parameters
 	@echo "  LOGS='<names>'    for 'make fetch-logs': some of theta mira intrepid curie lublin"
 	@echo "  FROM=<dir>        for 'make fetch-logs': copy from a local mirror instead of downloading"
 	@echo "  READY_TIMEOUT=<s> how long 'make up' waits for all nodes to be idle (600)"
-	@echo "  BENCH=<which>     for 'make bench': alloc, up or all (default all)"
+	@echo "  BENCH=<which>     for 'make bench': alloc, up, decision, submit or all (default all)"
 	@echo "Replay (make replay):"
 	@echo "  LOG=<name|path>   theta mira intrepid curie lublin, or a file (SWF, six-column, sacct.json)"
 	@echo "  SPEEDUP=<s>       time compression (default 100); JOBS=<n> (1000) FIRST=<k> (0)"
@@ -99,7 +99,7 @@ images: ## (re)build all images (cached layers make this quick)
 test: ## run every test suite (bats and C unit tests) inside the tools image
 	@$(TESTBED) test
 
-bench: ## benchmarks (BENCH=alloc|up|all): policy decision time; start-up time and memory
+bench: ## benchmarks (BENCH=alloc|up|decision|submit|all): library and in-Slurm decision time, start-up, submission rate
 	@$(TESTBED) bench
 
 lint: ## shellcheck the scripts
