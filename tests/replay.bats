@@ -131,6 +131,24 @@ has_submissions() { local d; d=$(new_run "$1" "$2") && [ -s "$d/submitted.tsv" ]
 	assert_equal "$(cut -d' ' -f1 "$run/submitted.tsv" | sort | uniq -d | wc -l)" 0
 }
 
+@test "a controller restart mid-replay loses and duplicates no job" {
+	local before run pid ctld
+	before=$(ls -d "$ROOT"/results/*-theta-adaptive* 2>/dev/null || true)
+	make -s -C "$ROOT" replay LOG=theta JOBS=30 SCALE=16 SPEEDUP=300 POLICY=adaptive LEAD=1 \
+		>"$BATS_TEST_TMPDIR/replay.out" 2>&1 &
+	pid=$!
+	wait_for 60 has_submissions adaptive "$before" || fail "the replay never submitted"
+	run=$(new_run adaptive "$before")
+	ctld=$(docker ps -q --filter label=com.docker.compose.project=testbed \
+		--filter label=com.docker.compose.service=slurmctld)
+	docker restart "$ctld" >/dev/null
+	wait "$pid" || fail "the replay failed: $(tail -n 5 "$BATS_TEST_TMPDIR/replay.out")"
+	assert_equal "$(wc -l <"$run/submitted.tsv")" "$(($(wc -l <"$run/plan.tsv") - 1))"
+	assert_equal "$(cut -d' ' -f1 "$run/submitted.tsv" | sort | uniq -d | wc -l)" 0
+	# Jobs submitted while the controller was down are eligible late.
+	check_run "$run" resumed
+}
+
 @test "a malformed log names the file, the line and the reason" {
 	local bad="$BATS_TEST_TMPDIR/bad.jobs"
 	printf 'Job_name Submit Runtime Nodes Comment Perc\n1 0 100 4 1 50\n2 10 x 4 1 50\n' >"$bad"

@@ -252,7 +252,12 @@ def progress(text, final=False):
 
 
 def queue_counts(container, run_id):
-    out = ctl(container, "squeue -h -o '%j %T'", check=False)
+    """(pending, running) of the run's jobs, or None while the controller
+    does not answer (restarting): an empty queue must not end the run."""
+    try:
+        out = ctl(container, "squeue -h -o '%j %T'")
+    except ReplayError:
+        return None
     pending = running = 0
     for line in out.splitlines():
         name, _, state = line.partition(" ")
@@ -301,7 +306,13 @@ def run(args, run_dir, manifest):
                     out.flush()
                     os.fsync(out.fileno())
                 if now - last_report >= args.report_every or i >= len(plan):
-                    pending, running = queue_counts(container, run_id)
+                    counts = queue_counts(container, run_id)
+                    if counts is None:
+                        progress(f"replay {run_id}: the controller does not answer; waiting")
+                        last_report = now
+                        time.sleep(1.0)
+                        continue
+                    pending, running = counts
                     done = len(submitted) - pending - running
                     clock = max(0.0, (now - t0) * speedup)
                     eta = max(0.0, t0 + span - now)
