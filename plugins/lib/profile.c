@@ -86,3 +86,27 @@ int tb_profile_parse(const char *text, struct tb_profile *p, char *err,
 	}
 	return 0;
 }
+
+int tb_profile_parse_option(const char *arg, struct tb_profile *p, char *err,
+			    size_t errlen)
+{
+	static const char expected[] =
+		"expected <pattern>[:<percent>], pattern one of rd, rhvd, binomial, ring, cmc, none and percent 0-100";
+	const char *colon = arg ? strchr(arg, ':') : NULL;
+	char text[80];
+
+	if (!arg || !*arg || strlen(arg) > 64 ||
+	    (colon && strchr(colon + 1, ':')))
+		goto bad;
+	if (!strncmp(arg, "none", 4) && (!arg[4] || arg[4] == ':'))
+		snprintf(text, sizeof(text), "0:rd%s", colon ? colon : "");
+	else
+		snprintf(text, sizeof(text), "1:%s", arg);
+	if (!tb_profile_parse(text, p, NULL, 0))
+		return 0;
+bad:
+	if (err && errlen)
+		snprintf(err, errlen, "--comm=%.64s: %s", arg ? arg : "",
+			 expected);
+	return -1;
+}

@@ -29,4 +29,10 @@ struct tb_profile {
 int tb_profile_parse(const char *text, struct tb_profile *p, char *err,
 		     size_t errlen);
 
+/* The --comm option's value: <pattern>[:<percent>] for a communication-
+ * intensive job, none[:<percent>] for a compute one. 0, or -1 with
+ * "--comm=<arg>: expected ..." in err. */
+int tb_profile_parse_option(const char *arg, struct tb_profile *p, char *err,
+			    size_t errlen);
+
 #endif

@@ -58,6 +58,40 @@ static struct spank_option testbed_options[] = {
 static int _opt_comm(int val, const char *arg, int remote)
 {
 	struct tb_profile prof;
+	char err[256];
+
+	if (remote)
+		return 0;
+	if (tb_profile_parse_option(arg, &prof, err, sizeof(err))) {
+		slurm_error("%s", err);
+		return -1;
+	}
+	snprintf(profile_value, sizeof(profile_value), "%d:%s:%g", prof.comm,
+		 tb_pattern_name(prof.pattern), prof.comm_fraction * 100);
+	return 0;
+}
+
+static int _opt_comm_matrix(int val, const char *arg, int remote);
+
+/* Registered from slurm_spank_init: sbatch and salloc (the allocator
+ * context) ignore a static spank_options table. */
+static struct spank_option testbed_options[] = {
+	{ "comm", "<pattern>[:<percent>]",
+	  "Communication profile for topology/commtree: pattern rd, rhvd, "
+	  "binomial, ring or cmc (or none), and the percent of the runtime "
+	  "spent communicating (default 50).",
+	  1, 0, _opt_comm },
+	{ "comm-matrix", "<file>",
+	  "Rank x rank communication volumes ('ranks N' then "
+	  "'<from> <to> <bytes>' lines); the job counts as "
+	  "communication-intensive.",
+	  1, 0, _opt_comm_matrix },
+	SPANK_OPTIONS_TABLE_END
+};
+
+static int _opt_comm(int val, const char *arg, int remote)
+{
+	struct tb_profile prof;
 	char text[128], err[160];
 	const char *colon;
 

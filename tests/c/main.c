@@ -27,6 +27,7 @@ static const struct tb_test tb_tests[] = {
 	T(test_topology_json),
 	T(test_topology_json_errors),
 	T(test_profile_from_comment),
+	T(test_comm_option),
 	{ NULL, NULL },
 };
 #undef T

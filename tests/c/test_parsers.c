@@ -196,3 +196,28 @@ void test_profile_from_comment(void)
 	CHECK(tb_profile_parse(NULL, &p, err, sizeof(err)) == -1);
 	CHECK(tb_profile_parse("1:rd:nan", &p, NULL, 0) == -1);
 }
+
+void test_comm_option(void)
+{
+	struct tb_profile p;
+	char err[256];
+
+	CHECK(tb_profile_parse_option("ring:30", &p, err, sizeof(err)) == 0);
+	CHECK_EQ(p.comm, 1);
+	CHECK_EQ(p.pattern, TB_PATTERN_RING);
+	CHECK_NEAR(p.comm_fraction, 0.3);
+	CHECK(tb_profile_parse_option("2", &p, err, sizeof(err)) == 0);
+	CHECK_EQ(p.pattern, TB_PATTERN_RD);
+	CHECK_NEAR(p.comm_fraction, 0.5);
+	CHECK(tb_profile_parse_option("none", &p, err, sizeof(err)) == 0);
+	CHECK_EQ(p.comm, 0);
+	CHECK(tb_profile_parse_option("none:10", &p, err, sizeof(err)) == 0);
+	CHECK_NEAR(p.comm_fraction, 0.1);
+	const char *bad[] = { "", "butterfly", "rd:150", "rd:50:3", "none:x",
+			      "nonesuch", "rd:", ":30", NULL };
+	for (int i = 0; bad[i]; i++) {
+		CHECK(tb_profile_parse_option(bad[i], &p, err, sizeof(err)) == -1);
+		CHECK(strstr(err, "expected <pattern>[:<percent>]") != NULL);
+	}
+	CHECK(tb_profile_parse_option(NULL, &p, err, sizeof(err)) == -1);
+}

@@ -24,5 +24,6 @@ void test_matrix_block_placement_and_line_form(void);
 void test_topology_json(void);
 void test_topology_json_errors(void);
 void test_profile_from_comment(void);
+void test_comm_option(void);
 
 #endif
