@@ -71,53 +71,6 @@ static int _opt_comm(int val, const char *arg, int remote)
 	return 0;
 }
 
-static int _opt_comm_matrix(int val, const char *arg, int remote);
-
-/* Registered from slurm_spank_init: sbatch and salloc (the allocator
- * context) ignore a static spank_options table. */
-static struct spank_option testbed_options[] = {
-	{ "comm", "<pattern>[:<percent>]",
-	  "Communication profile for topology/commtree: pattern rd, rhvd, "
-	  "binomial, ring or cmc (or none), and the percent of the runtime "
-	  "spent communicating (default 50).",
-	  1, 0, _opt_comm },
-	{ "comm-matrix", "<file>",
-	  "Rank x rank communication volumes ('ranks N' then "
-	  "'<from> <to> <bytes>' lines); the job counts as "
-	  "communication-intensive.",
-	  1, 0, _opt_comm_matrix },
-	SPANK_OPTIONS_TABLE_END
-};
-
-static int _opt_comm(int val, const char *arg, int remote)
-{
-	struct tb_profile prof;
-	char text[128], err[160];
-	const char *colon;
-
-	if (remote)
-		return 0;
-	if (!arg || !arg[0]) {
-		slurm_error("--comm: expected <pattern>[:<percent>], pattern one of rd, rhvd, binomial, ring, cmc, none");
-		return -1;
-	}
-	if (!strncmp(arg, "none", 4) && (!arg[4] || arg[4] == ':')) {
-		colon = strchr(arg, ':');
-		snprintf(text, sizeof(text), "0:rd%s", colon ? colon : "");
-	} else {
-		snprintf(text, sizeof(text), "1:%s", arg);
-	}
-	if (strlen(arg) > 64 || strchr(arg, ':') != strrchr(arg, ':') ||
-	    tb_profile_parse(text, &prof, err, sizeof(err))) {
-		slurm_error("--comm=%s: expected <pattern>[:<percent>], pattern one of rd, rhvd, binomial, ring, cmc, none and percent 0-100",
-			    arg);
-		return -1;
-	}
-	snprintf(profile_value, sizeof(profile_value), "%d:%s:%g", prof.comm,
-		 tb_pattern_name(prof.pattern), prof.comm_fraction * 100);
-	return 0;
-}
-
 static int _opt_comm_matrix(int val, const char *arg, int remote)
 {
 	struct tb_matrix *m;
