@@ -35,7 +35,7 @@ def fill(nodes, seed):
     while used < nodes * 3 // 4:
         n = min(int(2 ** rng.uniform(0, 9)), nodes * 3 // 4 - used)
         comment = "1:2" if rng.random() < 0.9 else "0"
-        print(f"bench-fill-{i}\t{n}\t6000\t0\t{comment}")
+        print(f"bench-fill-{i}\t{n}\t6000\t0\t0\t{comment}")
         used += n
         i += 1
 

@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
 """Submission rate of the replay driver (make bench BENCH=submit).
 
-    submit.py <controller container> <jobs> <script in the container>
+    submit.py <controller container> <jobs> <script in the container> <ahead>
 
-Submits <jobs> one-node jobs the way `make replay` does (replay.Submitter:
-one job per round trip through tb-submit), eligible at once, so the
-controller schedules and starts them while the submissions go on. Prints
-the rate over the whole run and over its slowest tenth.
+Submits <jobs> one-node jobs at once the way `make replay` submits a
+burst (replay.SubmitterPool: SUBMITTERS tb-submit processes, one job per
+round trip each). With <ahead> 0 they are eligible
+at once, so the controller schedules and starts them while the submissions
+go on; with <ahead> s > 0 they begin s seconds later, as a replay submits
+(LEAD seconds ahead of each job's time). Prints the rate.
 """
 
 import os
@@ -19,31 +21,30 @@ import replay  # noqa: E402
 
 
 def main(argv):
-    if len(argv) != 4:
+    if len(argv) != 5:
         print(__doc__, file=sys.stderr)
         return 2
-    container, jobs, script = argv[1], int(argv[2]), argv[3]
+    container, jobs, script, ahead = argv[1], int(argv[2]), argv[3], int(argv[4])
     replay.BATCH_SCRIPT = script
-    sub = replay.Submitter(container)
-    times = []
+    pool = replay.SubmitterPool(container, replay.SUBMITTERS, "/tmp")
     start = time.time()
+    begin = int(start) + ahead if ahead else 0
+    fields = [[f"bench-submit:{i}", 1, 5, begin, replay.PRIORITY_TOP - i, "1:2", "60"]
+              for i in range(jobs)]
+    done = 0
     try:
-        for i in range(jobs):
-            t = time.time()
-            sub.submit([f"bench-submit:{i}", 1, 5, 0, "1:2", "60"])
-            times.append(time.time() - t)
-            if sys.stdout.isatty() and i % 100 == 0:
-                print(f"\rsubmitted {i}/{jobs}", end="", flush=True)
+        for _ in pool.submit_all(fields, range(jobs)):
+            done += 1
+            if sys.stdout.isatty() and done % 100 == 0:
+                print(f"\rsubmitted {done}/{jobs}", end="", flush=True)
     finally:
-        sub.close()
+        pool.close()
     wall = time.time() - start
-    times.sort()
-    slow = times[int(len(times) * 0.9):]
     if sys.stdout.isatty():
         print("\r", end="")
-    print(f"{jobs} jobs in {wall:.1f} s: {jobs / wall:.0f} submissions/s; "
-          f"median {times[len(times) // 2] * 1000:.1f} ms, "
-          f"slowest tenth {sum(slow) / len(slow) * 1000:.1f} ms each")
+    when = f"beginning {ahead} s later" if ahead else "eligible at once"
+    print(f"{jobs} jobs {when}, {replay.SUBMITTERS} submitters: {wall:.1f} s, "
+          f"{jobs / wall:.0f} submissions/s")
     return 0
 
 

@@ -142,7 +142,7 @@ has_submissions() { local d; d=$(new_run "$1" "$2") && [ -s "$d/submitted.tsv" ]
 	pid=$!
 	wait_for 60 has_submissions adaptive "$before" || fail "the replay never submitted"
 	run=$(new_run adaptive "$before")
-	ctld=$(docker ps -q --filter label=com.docker.compose.project=testbed \
+	ctld=$(docker ps -q --filter label=com.docker.compose.project="${TESTBED_PROJECT:-testbed}" \
 		--filter label=com.docker.compose.service=slurmctld)
 	docker restart "$ctld" >/dev/null
 	wait "$pid" || fail "the replay failed: $(tail -n 5 "$BATS_TEST_TMPDIR/replay.out")"

@@ -78,7 +78,7 @@ refused() {
 @test "a matrix the controller cannot parse falls back to default, logged, and slurmctld lives" {
 	local id
 	ctl_sh 'printf "#!/bin/bash\nsleep 1\n" > /tmp/one.sh'
-	id=$(ctl_sh "printf 'bad-matrix\t2\t5\t0\t1:2\n' |
+	id=$(ctl_sh "printf 'bad-matrix\t2\t5\t0\t0\t1:2\n' |
 		TB_SUBMIT_SPANK='TESTBED_COMM_MATRIX=ranks 2;0 7 1' tb-submit /tmp/one.sh")
 	[[ "$id" =~ ^[0-9]+$ ]] || fail "tb-submit said: $id"
 	run admin_comment "$id"
@@ -86,7 +86,7 @@ refused() {
 	assert_output --partial ";fallback=bad_matrix"
 	run make -s -C "$ROOT" logs SERVICE=slurmctld
 	assert_output --partial "JobId=$id: --comm-matrix:2: rank out of range 0-1; allocating as default"
-	id=$(ctl_sh "printf 'bad-comm\t1\t5\t0\t1:2\n' |
+	id=$(ctl_sh "printf 'bad-comm\t1\t5\t0\t0\t1:2\n' |
 		TB_SUBMIT_SPANK='TESTBED_PROFILE=1:nonsense' tb-submit /tmp/one.sh")
 	run admin_comment "$id"
 	assert_output --partial ";fallback=bad_comm"

@@ -7,8 +7,8 @@
  *   tb-submit <batch script>
  *
  * stdin, one job per line, tab-separated:
- *   <name> <nodes> <time limit, minutes> <begin, Unix seconds> <comment>
- *   [<script argument>...]
+ *   <name> <nodes> <time limit, minutes> <begin, Unix seconds>
+ *   <priority, 0 for Slurm's own> <comment> [<script argument>...]
  * stdout, one line per job, flushed: the job id, or "error: <reason>".
  * The script is read once; every job gets the same one with its own
  * arguments. Exit status 0 when stdin ends, 2 on bad usage.
@@ -91,12 +91,13 @@ static void submit_line(char *line, char *script, const char *script_path,
 	char *env[] = { "PATH=/usr/local/bin:/usr/bin:/bin", NULL };
 	job_desc_msg_t desc;
 	submit_response_msg_t *resp = NULL;
-	uint32_t nodes, limit, begin;
+	uint32_t nodes, limit, begin, priority;
 	int n = split_tabs(line, field, MAX_FIELDS);
 
-	if (n < 5 || parse_u32(field[1], &nodes) || !nodes ||
-	    parse_u32(field[2], &limit) || parse_u32(field[3], &begin)) {
-		printf("error: expected <name> <nodes> <minutes> <begin> <comment> [args] separated by tabs\n");
+	if (n < 6 || parse_u32(field[1], &nodes) || !nodes ||
+	    parse_u32(field[2], &limit) || parse_u32(field[3], &begin) ||
+	    parse_u32(field[4], &priority) || priority >= NO_VAL - 1) {
+		printf("error: expected <name> <nodes> <minutes> <begin> <priority> <comment> [args] separated by tabs\n");
 		return;
 	}
 	slurm_init_job_desc_msg(&desc);
@@ -104,12 +105,14 @@ static void submit_line(char *line, char *script, const char *script_path,
 	desc.min_nodes = desc.max_nodes = nodes;
 	desc.time_limit = limit;
 	desc.begin_time = begin;
-	desc.comment = field[4];
+	if (priority)
+		desc.priority = priority;
+	desc.comment = field[5];
 	desc.script = script;
 	argv[0] = (char *) script_path;
-	for (int i = 5; i < n; i++)
-		argv[i - 4] = field[i];
-	desc.argc = n - 4;
+	for (int i = 6; i < n; i++)
+		argv[i - 5] = field[i];
+	desc.argc = n - 5;
 	desc.argv = argv;
 	desc.environment = env;
 	desc.env_size = 1;
