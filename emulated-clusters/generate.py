@@ -383,9 +383,10 @@ JobCompType=jobcomp/none
 SelectType=select/cons_tres
 SelectTypeParameters=CR_Core
 # The project's plugin: Slurm's topology/tree with the node choice made by
-# the policy below (policy_default keeps tree's own choice).
+# the policy below (policy_default keeps tree's own choice); commtree_timing
+# logs the time of every decision (make bench BENCH=decision).
 TopologyPlugin=topology/commtree
-TopologyParam=policy_{policy}
+TopologyParam=policy_{policy}{',commtree_timing' if timing else ''}
 # More front ends than TreeWidth is fatal.
 TreeWidth={max(16, frontends + 1)}
 ReturnToService=2
