@@ -84,7 +84,7 @@ replay: ## replay LOG on the running cluster under POLICY (RESUME=<run-id> conti
 report: ## metrics, jobs.csv, summary.md and plots of RUN=<run-id> into results/<run-id>/
 	@$(TESTBED) report "$(RUN)"
 
-compare: ## one table and plots of RUNS="<id> <id> ..." against the default run
+compare: ## one table and plots of RUNS="<id> <id> ..." against the default run (one policy only: the first)
 	@$(TESTBED) compare "$(RUNS)"
 
 alloc: ## run the allocation policies on SCENARIO (POLICY=<p>, default all); see examples/

@@ -316,16 +316,24 @@ def compare(run_dirs, out_dir):
             m = json.load(f)
         manifest, _, _ = load_run(d)
         runs.append((d, manifest, m))
+    # Against the default run; among runs of one policy (a SPEEDUP study),
+    # against the first one given.
     base = next((r for r in runs if r[1]["policy"] == "default"), None)
     if base is None:
-        raise ReportError("RUNS has no run under POLICY=default to compare against")
+        if len({r[1]["policy"] for r in runs}) > 1:
+            raise ReportError("RUNS mixes policies but has no run under "
+                              "POLICY=default to compare against")
+        base = runs[0]
     for d, man, _ in runs:
         if (man["log_file"], man["first"], man["jobs"]) != \
                 (base[1]["log_file"], base[1]["first"], base[1]["jobs"]):
             raise ReportError(f"{man['run_id']} replays another log window than "
                               f"{base[1]['run_id']}")
     os.makedirs(out_dir, exist_ok=True)
-    header = ["metric"] + [f"{r[1]['policy']} ({r[1]['run_id']})" for r in runs]
+    by_speedup = len({r[1]["speedup"] for r in runs}) > 1
+    header = ["metric"] + [f"{r[1]['policy']}"
+                           f"{' S=' + format(r[1]['speedup'], 'g') if by_speedup else ''}"
+                           f" ({r[1]['run_id']})" for r in runs]
     rows = []
     for k in METRIC_KEYS:
         b = base[2].get(k)
@@ -346,7 +354,7 @@ def compare(run_dirs, out_dir):
                 v = r[2].get(k)
                 cells += [csv_cell(v), "" if v is None or not b else f"{100 * (v - b) / b:.3f}"]
             w.writerow([k] + cells)
-    md = ["# Comparison", "", "Change in % against the `default` run "
+    md = ["# Comparison", "", f"Change in % against the `{base[1]['policy']}` run "
           f"`{base[1]['run_id']}`.", "", "| " + " | ".join(header) + " |",
           "|" + "---|" * len(header)] + ["| " + " | ".join(r) + " |" for r in rows]
     bars = os.path.join(out_dir, "bars.dat")
