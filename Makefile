@@ -42,6 +42,7 @@ help: ## list targets and parameters
 	@echo "  LOGS='<names>'    for 'make fetch-logs': some of theta mira intrepid curie lublin"
 	@echo "  FROM=<dir>        for 'make fetch-logs': copy from a local mirror instead of downloading"
 	@echo "  READY_TIMEOUT=<s> how long 'make up' waits for all nodes to be idle (600)"
+	@echo "  TESTBED_PROJECT   another name runs a second, independent testbed (default testbed)"
 	@echo "  BENCH=<which>     for 'make bench': alloc, up, decision, submit or all (default all)"
 	@echo "Replay (make replay):"
 	@echo "  LOG=<name|path>   theta mira intrepid curie lublin, or a file (SWF, six-column, sacct.json)"
