@@ -26,34 +26,9 @@
 #include <slurm/slurm.h>
 #include <slurm/slurm_errno.h>
 
+#include "../lib/textfile.h"
+
 #define MAX_FIELDS 16
-
-static char *read_script(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	char *text = NULL;
-	size_t len = 0, cap = 0, n;
-
-	if (!f)
-		return NULL;
-	do {
-		if (cap - len < 4096) {
-			char *t = realloc(text, cap + 65536);
-			if (!t) {
-				free(text);
-				fclose(f);
-				return NULL;
-			}
-			text = t;
-			cap += 65536;
-		}
-		n = fread(text + len, 1, cap - len - 1, f);
-		len += n;
-	} while (n > 0);
-	fclose(f);
-	text[len] = '\0';
-	return text;
-}
 
 /* Splits line at tabs in place; returns the number of fields. */
 static int split_tabs(char *line, char **field, int max)
@@ -136,13 +111,13 @@ int main(int argc, char **argv)
 {
 	char *script, *line = NULL;
 	char *spank_entry[] = { getenv("TB_SUBMIT_SPANK"), NULL };
-	size_t cap = 0;
+	size_t cap = 0, len;
 
 	if (argc != 2) {
 		fprintf(stderr, "usage: tb-submit <batch script> < jobs (see the source)\n");
 		return 2;
 	}
-	if (!(script = read_script(argv[1]))) {
+	if (!(script = tb_read_file(argv[1], &len))) {
 		fprintf(stderr, "tb-submit: %s: cannot read the batch script\n",
 			argv[1]);
 		return 2;
