@@ -275,8 +275,8 @@ def queue_counts(container, run_id):
 
 
 # Submissions in flight at once. One round trip takes about 12 ms on curie,
-# mostly the controller's own work on the job; four in parallel reach
-# about 170 jobs/s where one reaches 80 (make bench BENCH=submit).
+# mostly the controller's own work on the job: one submitter reached 75
+# jobs/s, four reach 159 (make bench BENCH=submit).
 SUBMITTERS = 4
 
 # Jobs carry explicit priorities in log order, so the order of equally
