@@ -50,6 +50,16 @@ check_run() {
 		<(jq -r '.jobs[] | [(.name | split(":")[1]), .time.eligible] | @tsv' "$run/sacct.json" | sort) |
 		awk -v t0="$t0" -v s="$s" -v late="${resumed:+1}" '{d = $3 - (t0 + $2 / s); if (d < -1 || (d > 1 && !late)) {print "job " $1 " eligible off by " d; bad = 1}}
 		     END {exit bad}'
+	# Time limits: five times the log runtime (the window has no requested
+	# times), rounded up to the manifest's log-time grid, in wall minutes.
+	local grid
+	grid=$(jq .limit_grid_s "$run/manifest.json")
+	[ "$grid" != null ] || fail "manifest has no limit_grid_s"
+	join <(tail -n +2 "$run/plan.tsv" | awk '{print $1, $3}' | sort) \
+		<(jq -r '.jobs[] | [(.name | split(":")[1]), .time.limit.number] | @tsv' "$run/sacct.json" | sort) |
+		awk -v g="$grid" -v s="$s" '{w = 5 * $2; k = int(w / g); if (k * g < w - 1e-6) k++; m = k * g / s / 60;
+		     if ($3 != m) {print "job " $1 " limit " $3 " min, expected " m; bad = 1}}
+		     END {exit bad}'
 }
 
 @test "a default replay completes with the log's runtimes and eligible times" {
@@ -158,6 +168,86 @@ has_submissions() { local d; d=$(new_run "$1" "$2") && [ -s "$d/submitted.tsv" ]
 		awk '$2 != "COMPLETED" {print "job " $1 " " $2; bad = 1} END {exit bad}'
 }
 
+# make replay in a tools container whose RESULTS_DIR is the tmpfs volume
+# $FULL_VOL (64 pages): a disk that fills up on demand. The volume's tmpfs
+# lives while a container has it mounted: $FULL_VOL holds it between steps.
+replay_on_small_disk() {
+	local sock=/var/run/docker.sock logs
+	logs=$(cd "${WORKLOADS_DIR:-$ROOT/../shared/workloads}" && pwd)
+	docker run --rm -u "$(id -u):$(id -g)" -e HOME=/tmp -e TESTBED_IN_TOOLS=1 \
+		-e TESTBED_PROJECT="${TESTBED_PROJECT:-testbed}" -e WORKLOADS_DIR="$logs" \
+		-v "$ROOT:$ROOT" -v "$logs:$logs:ro" -v "$FULL_VOL:/small" \
+		-v "$sock:$sock" --group-add "$(stat -c %g "$sock")" -w "$ROOT" \
+		testbed-tools:latest make -s replay RESULTS_DIR=/small "$@"
+}
+
+run_in_slurm() {
+	make -s -C "$ROOT" exec CMD="sacct -X -n -P -a -S now-1hour -o JobName" | grep -q "^$1:"
+}
+
+# on_small_disk <command>: runs a shell command with the volume at /small.
+on_small_disk() { docker exec -u "$(id -u):$(id -g)" "$FULL_VOL" sh -c "$1"; }
+
+# fill_small_disk <pages>: leaves that many free pages on the volume.
+fill_small_disk() {
+	on_small_disk "rm -f /small/filler; free=\$(df -B4096 --output=avail /small | tail -n 1);
+		dd if=/dev/zero of=/small/filler bs=4096 count=\$((free - $1)) status=none"
+}
+
+@test "a full disk mid-replay stops it in one line and loses no job record" {
+	FULL_VOL=testbed-test-small-$$
+	docker volume create --opt type=tmpfs --opt device=tmpfs \
+		--opt o=size=256k,uid="$(id -u)" "$FULL_VOL" >/dev/null
+	docker run -d --name "$FULL_VOL" -v "$FULL_VOL:/small" testbed-tools:latest sleep 900 >/dev/null
+	# Three pages: plan.tsv, manifest.json and replay.log fit, the first
+	# line of submitted.tsv does not, after jobs went to Slurm.
+	fill_small_disk 3
+	run replay_on_small_disk "${REPLAY_ARGS[@]}" POLICY=default
+	assert_failure
+	assert_output --regexp "error: /small/[0-9TZ]+-theta-default: No space left on device; jobs already submitted keep running: make room, then make replay RESUME=[0-9TZ]+-theta-default"
+	local id
+	id=$(on_small_disk 'ls /small | grep -- -theta-default')
+	wait_for 20 run_in_slurm "$id" || fail "no job reached Slurm before the disk was full"
+	# A page for submitted.tsv and one that sacct.json outgrows: the resumed
+	# replay submits the rest, then fails to write the results, leaving no
+	# partial file behind.
+	fill_small_disk 2
+	run replay_on_small_disk RESUME="$id"
+	assert_failure
+	assert_output --partial "No space left on device; jobs already submitted keep running"
+	run on_small_disk "ls /small/$id"
+	refute_output --partial sacct.json
+	assert_equal "$(on_small_disk "grep -c '\"finished\": true' /small/$id/manifest.json")" 0
+	# With room, RESUME completes the run: every job once, COMPLETED.
+	on_small_disk 'rm /small/filler'
+	run replay_on_small_disk RESUME="$id"
+	assert_success
+	local copy=$BATS_TEST_TMPDIR/$id
+	on_small_disk "tar -C /small -c $id" | tar -C "$BATS_TEST_TMPDIR" -x
+	check_run "$copy" resumed
+	assert_equal "$(cut -d' ' -f1 "$copy/submitted.tsv" | sort | uniq -d | wc -l)" 0
+}
+
+@test "a submitted.tsv cut short by a full disk is read and repaired" {
+	local f=$BATS_TEST_TMPDIR/submitted.tsv
+	# A complete line, a partial one glued to the next append, a duplicate
+	# log id, a log id outside the plan and a cut-off last line.
+	printf '11 101\n12 1013 103\n11 999\n77 107\n14 10' >"$f"
+	run python3 -c "
+import sys; sys.path.insert(0, '$ROOT/workloads'); import replay
+plan = [{'log_id': str(i)} for i in (11, 12, 13, 14)]
+print(sorted(replay.read_submitted('$f', plan).items()))"
+	assert_success
+	assert_output "[('11', 101)]"
+	assert_equal "$(cat "$f")" "11 101"
+}
+
+teardown() {
+	[ -n "${FULL_VOL:-}" ] || return 0
+	docker rm -f "$FULL_VOL" >/dev/null 2>&1 || true
+	docker volume rm -f "$FULL_VOL" >/dev/null 2>&1 || true
+}
+
 @test "a malformed log names the file, the line and the reason" {
 	local bad="$BATS_TEST_TMPDIR/bad.jobs"
 	printf 'Job_name Submit Runtime Nodes Comment Perc\n1 0 100 4 1 50\n2 10 x 4 1 50\n' >"$bad"
@@ -167,6 +257,18 @@ has_submissions() { local d; d=$(new_run "$1" "$2") && [ -s "$d/submitted.tsv" ]
 	run make -s -C "$ROOT" replay LOG="$BATS_TEST_DIRNAME/../README.md"
 	assert_failure
 	assert_output --partial "README.md:1: expected 18 SWF fields"
+}
+
+@test "a numeric setting that is not a number is refused in one line" {
+	run make -s -C "$ROOT" replay LOG=theta LIMIT_GRID=0
+	assert_failure
+	assert_output --partial "LIMIT_GRID=0: expected log seconds > 0"
+	run make -s -C "$ROOT" replay LOG=theta LIMIT_GRID=soon
+	assert_failure
+	assert_output --partial "LIMIT_GRID=soon: expected a number"
+	run make -s -C "$ROOT" replay LOG=theta JOBS=many
+	assert_failure
+	assert_output --partial "JOBS=many: expected a whole number"
 }
 
 @test "unknown LOG or POLICY lists the choices" {

@@ -24,6 +24,8 @@ import math
 import os
 import queue
 import random
+import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -164,11 +166,12 @@ def make_plan(args, log, log_name, cluster_nodes):
         # Policies can slow a job by their cost ratio (Eq. 7); a limit of
         # five times the log runtime lets that show instead of a TIMEOUT.
         limit = max(j.requested_time or 0, 5 * j.runtime)
+        grid = limit_grid(args.limit_grid, args.speedup)
         plan.append({
             "log_id": str(j.log_id), "offset": j.submit - t_first,
             "runtime": j.runtime, "nodes": nodes, "comm": comm,
             "pattern": pattern, "comm_percent": perc,
-            "limit_min": max(1, math.ceil(limit / args.speedup / 60)),
+            "limit_min": round(math.ceil(limit / grid) * grid / args.speedup / 60),
         })
     if too_big and args.strict:
         raise ReplayError(f"{len(too_big)} jobs need more than the cluster's "
@@ -177,16 +180,46 @@ def make_plan(args, log, log_name, cluster_nodes):
     return plan, too_big
 
 
+def limit_grid(grid, speedup):
+    """The step, in log seconds, that time limits are rounded up to.
+
+    Slurm counts limits in whole minutes of wall time, i.e. 60 x SPEEDUP
+    log seconds. Rounding to that step would give a job other limits at
+    another SPEEDUP, and backfill plans with limits, so replays at
+    different speedups would schedule differently. Rounding to a fixed
+    log-time step instead (LIMIT_GRID, made a whole number of wall minutes)
+    gives every job the same limit, in log time, at every SPEEDUP whose
+    minute divides that step.
+    """
+    minute = 60 * speedup
+    return minute * max(1, math.ceil(grid / minute - 1e-9))
+
+
 PLAN_FIELDS = ["log_id", "offset", "runtime", "nodes", "comm", "pattern",
                "comm_percent", "limit_min"]
 
 
+def write_atomic(path, text):
+    """The whole file or, on any error (a full disk), none of it."""
+    tmp = path + ".tmp"
+    try:
+        with open(tmp, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
 def write_plan(path, plan):
-    with open(path + ".tmp", "w", encoding="utf-8") as f:
-        f.write("\t".join(PLAN_FIELDS) + "\n")
-        for p in plan:
-            f.write("\t".join(str(p[k]) for k in PLAN_FIELDS) + "\n")
-    os.replace(path + ".tmp", path)
+    rows = ["\t".join(PLAN_FIELDS)]
+    rows += ["\t".join(str(p[k]) for k in PLAN_FIELDS) for p in plan]
+    write_atomic(path, "\n".join(rows) + "\n")
 
 
 def read_plan(path):
@@ -205,14 +238,25 @@ def read_plan(path):
 
 # --- running ----------------------------------------------------------------------
 
-def read_submitted(path):
-    done = {}
-    if os.path.exists(path):
-        with open(path, encoding="utf-8") as f:
-            for line in f:
-                parts = line.split()
-                if len(parts) == 2:
-                    done[parts[0]] = int(parts[1])
+def read_submitted(path, plan):
+    """submitted.tsv as {log id: job id}. A write cut short (a full disk)
+    can leave a partial last line, and later appends glued to it: lines
+    that are not a planned log id and a job id are dropped, and the file
+    is rewritten without them; reconcile() then finds those jobs in Slurm."""
+    done, bad = {}, 0
+    if not os.path.exists(path):
+        return done
+    planned = {p["log_id"] for p in plan}
+    with open(path, encoding="utf-8", errors="replace") as f:
+        for line in f:
+            parts = line.split()
+            if (line.endswith("\n") and len(parts) == 2 and parts[0] in planned
+                    and parts[1].isdigit() and parts[0] not in done):
+                done[parts[0]] = int(parts[1])
+            else:
+                bad += 1
+    if bad:
+        write_atomic(path, "".join(f"{k} {v}\n" for k, v in done.items()))
     return done
 
 
@@ -331,7 +375,7 @@ def run(args, run_dir, manifest):
     container = controller()
     plan = read_plan(os.path.join(run_dir, "plan.tsv"))
     sub_path = os.path.join(run_dir, "submitted.tsv")
-    submitted = read_submitted(sub_path)
+    submitted = read_submitted(sub_path, plan)
     added = reconcile(container, manifest["run_id"], submitted, sub_path)
     if added:
         log_line(run_dir, f"resume: {added} jobs found in Slurm, not submitted again")
@@ -431,10 +475,7 @@ def collect(container, run_dir, run_id, submitted, timeout=120):
         time.sleep(2)
     missing = sorted(set(ids) - {j["job_id"] for j in final})
     doc["jobs"] = sorted(final, key=lambda j: j["job_id"])
-    path = os.path.join(run_dir, "sacct.json")
-    with open(path + ".tmp", "w", encoding="utf-8") as f:
-        json.dump(doc, f, indent=1)
-    os.replace(path + ".tmp", path)
+    write_atomic(os.path.join(run_dir, "sacct.json"), json.dumps(doc, indent=1))
     return missing
 
 
@@ -459,15 +500,25 @@ def git_revision(root):
 
 
 def write_manifest(run_dir, manifest):
-    path = os.path.join(run_dir, "manifest.json")
-    with open(path + ".tmp", "w", encoding="utf-8") as f:
-        json.dump(manifest, f, indent=2)
-        f.write("\n")
-    os.replace(path + ".tmp", path)
+    write_atomic(os.path.join(run_dir, "manifest.json"),
+                 json.dumps(manifest, indent=2) + "\n")
+
+
+class _Parser(argparse.ArgumentParser):
+    """Argument errors as one line naming the make variable, not a usage."""
+
+    def error(self, message):
+        m = re.fullmatch(r"argument --([\w-]+): invalid (float|int) value: '(.*)'",
+                         message)
+        if m:
+            name = m.group(1).replace("-", "_").upper()
+            what = "a number" if m.group(2) == "float" else "a whole number"
+            raise ReplayError(f"{name}={m.group(3)}: expected {what}")
+        raise ReplayError(message)
 
 
 def parse_args(argv):
-    ap = argparse.ArgumentParser(description="Replay a job log on the running cluster.")
+    ap = _Parser(description="Replay a job log on the running cluster.")
     ap.add_argument("--log")
     ap.add_argument("--policy", default="default")
     ap.add_argument("--speedup", type=float, default=100.0)
@@ -481,6 +532,7 @@ def parse_args(argv):
     ap.add_argument("--strict", action="store_true")
     ap.add_argument("--resume")
     ap.add_argument("--lead", type=float, default=30.0)
+    ap.add_argument("--limit-grid", type=float, default=6000.0)
     ap.add_argument("--report-every", type=float,
                     default=5.0 if sys.stdout.isatty() else 30.0)
     ap.add_argument("--workloads-dir", default=os.environ.get("WORKLOADS_DIR", ""))
@@ -494,6 +546,8 @@ def parse_args(argv):
                           f"{' '.join(PATTERNS)} mix")
     if args.speedup <= 0 or args.jobs < 1 or args.first < 0:
         raise ReplayError("SPEEDUP must be > 0, JOBS >= 1, FIRST >= 0")
+    if args.limit_grid <= 0:
+        raise ReplayError(f"LIMIT_GRID={args.limit_grid:g}: expected log seconds > 0")
     if not 0 <= args.comm <= 1 or (args.ratio is not None and not 0 <= args.ratio <= 1):
         raise ReplayError("COMM and RATIO must be between 0 and 1")
     return args
@@ -508,6 +562,7 @@ def main(argv):
     # signals must end the run cleanly so that RESUME can continue it.
     signal.signal(signal.SIGINT, _interrupted)
     signal.signal(signal.SIGTERM, _interrupted)
+    run_dir = None
     try:
         args = parse_args(argv)
         results = os.path.join(args.root, args.results)
@@ -531,8 +586,9 @@ def main(argv):
             cluster, cluster_nodes = cluster_facts(args.root)
             plan, too_big = make_plan(args, log, log_name, cluster_nodes)
             run_id = new_run_id(results, log_name or "log", args.policy)
+            os.makedirs(results, exist_ok=True)
             run_dir = os.path.join(results, run_id)
-            os.makedirs(run_dir)
+            os.mkdir(run_dir)
             write_plan(os.path.join(run_dir, "plan.tsv"), plan)
             container = controller()
             manifest = {
@@ -542,7 +598,9 @@ def main(argv):
                 "first": args.first, "jobs": len(plan),
                 "skipped_no_runtime": log.skipped_no_runtime,
                 "skipped_too_big": len(too_big), "seed": args.seed,
-                "speedup": args.speedup, "comm": args.comm, "pattern": args.pattern,
+                "speedup": args.speedup,
+                "limit_grid_s": limit_grid(args.limit_grid, args.speedup),
+                "comm": args.comm, "pattern": args.pattern,
                 "ratio": args.ratio,
                 "size_divisor": args.scale or logs.STUDY_SIZE_DIVISOR.get(log_name or "", 1),
                 "git_revision": git_revision(args.root),
@@ -564,14 +622,44 @@ def main(argv):
         write_manifest(run_dir, manifest)
         log_line(run_dir, "finished" + (f", {len(missing)} jobs missing from sacct"
                                          if missing else ""))
-        print(f"results in {os.path.relpath(run_dir, args.root)}/")
+        print(f"results in {shown(run_dir, args.root)}/")
         return 0 if not missing else 1
     except (ReplayError, logs.LogError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 1
+    except OSError as e:
+        print(f"error: {os_error(e, run_dir)}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
-        print("\ninterrupted; continue with RESUME=<run-id> (see results/)", file=sys.stderr)
+        print(f"\ninterrupted; continue with {resume_hint(run_dir)}", file=sys.stderr)
         return 130
+
+
+def shown(path, root):
+    rel = os.path.relpath(path, root)
+    return path if rel.startswith("..") else rel
+
+
+def resume_hint(run_dir):
+    if run_dir and os.path.exists(os.path.join(run_dir, "manifest.json")):
+        return f"make replay RESUME={os.path.basename(run_dir)}"
+    return "make replay RESUME=<run-id>"
+
+
+def os_error(e, run_dir):
+    """One line for a failed write (a full disk, say). Before the manifest
+    exists nothing was submitted, and the run directory goes; after, it
+    stays, and RESUME continues the run: submitted jobs keep running, and
+    those missing from submitted.tsv are found in Slurm by name."""
+    where = e.filename or run_dir or "results"
+    text = f"{where}: {e.strerror or e}"
+    if not run_dir:
+        return text
+    if not os.path.exists(os.path.join(run_dir, "manifest.json")):
+        shutil.rmtree(run_dir, ignore_errors=True)
+        return f"{text}; nothing was submitted"
+    return (f"{text}; jobs already submitted keep running: "
+            f"make room, then {resume_hint(run_dir)}")
 
 
 if __name__ == "__main__":
