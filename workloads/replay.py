@@ -141,6 +141,7 @@ def make_plan(args, log, log_name, cluster_nodes):
         cores = max(1, max_procs // max_nodes) if max_procs and max_nodes else 1
     divisor = args.scale or logs.STUDY_SIZE_DIVISOR.get(log_name or "", 1)
     rng = random.Random(args.seed)
+    grid = limit_grid(args.limit_grid, args.speedup)
     t_first = window[0].submit
     plan, too_big = [], []
     for j in window:
@@ -166,7 +167,6 @@ def make_plan(args, log, log_name, cluster_nodes):
         # Policies can slow a job by their cost ratio (Eq. 7); a limit of
         # five times the log runtime lets that show instead of a TIMEOUT.
         limit = max(j.requested_time or 0, 5 * j.runtime)
-        grid = limit_grid(args.limit_grid, args.speedup)
         plan.append({
             "log_id": str(j.log_id), "offset": j.submit - t_first,
             "runtime": j.runtime, "nodes": nodes, "comm": comm,
