@@ -242,6 +242,19 @@ print(sorted(replay.read_submitted('$f', plan).items()))"
 	assert_equal "$(cat "$f")" "11 101"
 }
 
+@test "the time left shown is the work not done on the whole machine" {
+	# a done; b running for 2 of its 5 wall seconds; c pending; d not
+	# submitted yet: (0 + 2 x 3 + 8 x 1 + 4 x 4) node-s on 8 nodes.
+	run python3 -c "
+import sys; sys.path.insert(0, '$ROOT/workloads'); import replay
+plan = [{'log_id': k, 'nodes': n, 'runtime': r}
+        for k, n, r in (('a', 4, 100), ('b', 2, 50), ('c', 8, 10), ('d', 4, 40))]
+queued = {'b': ('RUNNING', 1000), 'c': ('PENDING', None)}
+print(replay.time_left(plan, {'a': 1, 'b': 2, 'c': 3}, queued, 1002, 10, 8))"
+	assert_success
+	assert_output "3.75"
+}
+
 teardown() {
 	[ -n "${FULL_VOL:-}" ] || return 0
 	docker rm -f "$FULL_VOL" >/dev/null 2>&1 || true

@@ -299,23 +299,39 @@ def progress(text, final=False):
     sys.stdout.flush()
 
 
-def queue_counts(container, run_id):
-    """(pending, running) of the run's jobs, or None while the controller
-    does not answer (restarting): an empty queue must not end the run."""
+def queue_state(container, run_id):
+    """{log id: (state, start epoch or None)} of the run's jobs still in
+    the queue, or None while the controller does not answer (restarting):
+    an empty queue must not end the run."""
     try:
-        out = ctl(container, "squeue -h -o '%j %T'")
+        out = ctl(container, "SLURM_TIME_FORMAT=%s squeue -h -o '%j %T %S'")
     except ReplayError:
         return None
-    pending = running = 0
+    jobs = {}
     for line in out.splitlines():
-        name, _, state = line.partition(" ")
+        name, state, start = (line.split(" ") + ["", ""])[:3]
         if not name.startswith(run_id + ":"):
             continue
-        if state == "PENDING":
-            pending += 1
-        else:
-            running += 1
-    return pending, running
+        jobs[name[len(run_id) + 1:]] = (
+            state, int(start) if state != "PENDING" and start.isdigit() else None)
+    return jobs
+
+
+def time_left(plan, submitted, queued, now, speedup, nodes):
+    """A lower bound on the wall time the replay still needs: the work not
+    done yet (log runtimes; a policy's slowdown comes on top) on the whole
+    machine. The last submission alone says little: the queue of a busy
+    log drains for hours after it."""
+    node_s = 0.0
+    for p in plan:
+        state, start = queued.get(p["log_id"], ("PENDING", None))
+        if p["log_id"] in submitted and p["log_id"] not in queued:
+            continue
+        left = p["runtime"] / speedup
+        if start is not None:
+            left = max(0.0, left - (now - start))
+        node_s += p["nodes"] * left
+    return node_s / nodes
 
 
 # Submissions in flight at once. One round trip takes about 12 ms on curie,
@@ -384,6 +400,7 @@ def run(args, run_dir, manifest):
     speedup = manifest["speedup"]
     run_id = manifest["run_id"]
     span = max(p["offset"] for p in plan) / speedup
+    nodes = manifest["cluster_nodes"]
     submitters = SubmitterPool(container, SUBMITTERS, run_dir)
     last_report = 0.0
     i = 0
@@ -405,20 +422,23 @@ def run(args, run_dir, manifest):
                     out.flush()
                     os.fsync(out.fileno())
                 if now - last_report >= args.report_every or i >= len(plan):
-                    counts = queue_counts(container, run_id)
-                    if counts is None:
+                    queued = queue_state(container, run_id)
+                    if queued is None:
                         progress(f"replay {run_id}: the controller does not answer; waiting")
                         last_report = now
                         time.sleep(1.0)
                         continue
-                    pending, running = counts
+                    pending = sum(1 for st, _ in queued.values() if st == "PENDING")
+                    running = len(queued) - pending
                     done = len(submitted) - pending - running
                     clock = max(0.0, (now - t0) * speedup)
-                    eta = max(0.0, t0 + span - now)
+                    left = max(t0 + span - now,
+                               time_left(plan, submitted, queued, now, speedup, nodes))
                     progress(f"replay {run_id}: submitted {len(submitted)}/{len(plan)}, "
                              f"running {running}, done {done}, "
                              f"log clock {fmt_time(clock)}, "
-                             f"{'ETA ' + fmt_time(eta) if i < len(plan) else 'draining'}")
+                             f"{'' if i < len(plan) else 'draining, '}"
+                             f"at least {fmt_time(left)} left")
                     last_report = now
                     if i >= len(plan) and pending == 0 and running == 0:
                         break
