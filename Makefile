@@ -11,7 +11,7 @@ CMD ?=
 SCENARIO ?=
 SERVICE ?=
 export CLUSTER POLICY FRONTENDS EMULATORS SERVICE WORKLOADS_DIR TOPOLOGIES_DIR READY_TIMEOUT BENCH
-export LOG SPEEDUP JOBS FIRST SEED COMM PATTERN RATIO SCALE STRICT RESUME LEAD LIMIT_GRID RESULTS_DIR LOGS FROM
+export LOG SPEEDUP JOBS FIRST SEED COMM PATTERN RATIO SPARSITY SCALE STRICT RESUME LEAD LIMIT_GRID RESULTS_DIR LOGS FROM
 # CMD goes to the script untouched: no make expansion of $, no shell
 # re-quoting, so quotes and $(...) reach the container as typed.
 TESTBED_CMD := $(value CMD)
@@ -48,6 +48,8 @@ help: ## list targets and parameters
 	@echo "  LOG=<name|path>   theta mira intrepid curie lublin, or a file (SWF, six-column, sacct.json)"
 	@echo "  SPEEDUP=<s>       time compression (default 100); JOBS=<n> (1000) FIRST=<k> (0)"
 	@echo "  SEED=<n> COMM=<f> PATTERN=<rd|rhvd|binomial|ring|cmc|mix> RATIO=<f>  generated profiles"
+	@echo "  SPARSITY=<f>      give communicating jobs random node x node matrices, this share of"
+	@echo "                    pairs silent (default: no matrices); hop-bytes reach sacct and the report"
 	@echo "  SCALE=<d>         divide job sizes by d (default: 4 for mira and intrepid, else 1)"
 	@echo "  LIMIT_GRID=<s>    round time limits up to this many log seconds (6000)"
 	@echo "  STRICT=1          refuse a window with jobs larger than the cluster"

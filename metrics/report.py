@@ -27,11 +27,13 @@ from logs import admin_fields  # noqa: E402
 
 METRIC_KEYS = ["jobs", "makespan_s", "utilization", "wait_mean_s", "wait_median_s",
                "wait_p95_s", "turnaround_mean_s", "stretch_mean", "exec_hours",
-               "node_hours", "comm_cost_total", "comm_cost_mean", "aph_mean"]
+               "node_hours", "comm_cost_total", "comm_cost_mean", "aph_mean",
+               "hop_bytes_total"]
 JOB_FIELDS = ["job_id", "log_job_id", "nodes", "submit", "eligible", "start", "end",
               "wait_s", "run_s", "turnaround_s", "node_hours", "comm", "pattern",
               "comm_percent", "policy", "cost", "cost_default", "runtime_base_s",
-              "runtime_scaled_s", "leaves", "aph"]
+              "runtime_scaled_s", "leaves", "aph", "matrix_ranks", "hop_bytes",
+              "hop_bytes_default"]
 POLICIES = ["default", "greedy", "balanced", "adaptive"]
 
 
@@ -103,6 +105,10 @@ def job_rows(manifest, sacct, aph):
             "runtime_base_s": fnum(a.get("runtime_base")),
             "runtime_scaled_s": fnum(a.get("runtime_scaled")),
             "leaves": leaves, "aph": pairwise,
+            # Only jobs with a communication matrix (SPARSITY) have these.
+            "matrix_ranks": fnum(a.get("matrix_ranks")),
+            "hop_bytes": fnum(a.get("hop_bytes")),
+            "hop_bytes_default": fnum(a.get("hop_bytes_default")),
         })
     return sorted(rows, key=lambda r: (r["eligible"], r["job_id"]))
 
@@ -117,6 +123,7 @@ def metrics(rows, cluster_nodes):
     waits = [r["wait_s"] for r in rows]
     costs = [r["cost"] for r in rows if not math.isnan(r["cost"])]
     aphs = [r["aph"] for r in rows if not math.isnan(r["aph"])]
+    hop_bytes = [r["hop_bytes"] for r in rows if not math.isnan(r["hop_bytes"])]
     stretches = [r["turnaround_s"] / r["runtime_base_s"] for r in rows
                  if r["runtime_base_s"] > 0]
     return {
@@ -136,6 +143,7 @@ def metrics(rows, cluster_nodes):
         "comm_cost_total": sum(costs),
         "comm_cost_mean": statistics.fmean(costs) if costs else float("nan"),
         "aph_mean": statistics.fmean(aphs) if aphs else float("nan"),
+        "hop_bytes_total": sum(hop_bytes) if hop_bytes else float("nan"),
     }
 
 

@@ -120,6 +120,63 @@ has_submissions() { local d; d=$(new_run "$1" "$2") && [ -s "$d/submitted.tsv" ]
 	[ -s "$out/policies.png" ] && [ -s "$out/per_job.png" ] && [ -s "$out/per_job.svg" ]
 }
 
+@test "SPARSITY gives communicating jobs a matrix whose hop-bytes reach sacct and the report" {
+	run make -s -C "$ROOT" replay "${REPLAY_ARGS[@]}" POLICY=greedy SPARSITY=0.5
+	assert_success
+	local run
+	run=$(last_run greedy)
+	check_run "$run"
+	assert_equal "$(jq .sparsity "$run/manifest.json")" 0.5
+	# Each job's matrix again, from SEED and its log id: it must be the one
+	# the plugin read (as many ranks as nodes), and the plugin's hop-bytes
+	# over its volume an average path of tiny's tree: 2 hops within a leaf
+	# switch, 4 within a pod, 6 across the core.
+	run python3 - "$run" "$ROOT/workloads" <<-'PY'
+		import json, sys
+		sys.path.insert(0, sys.argv[2]); import replay
+		run = sys.argv[1]
+		plan = {p["log_id"]: p for p in replay.read_plan(run + "/plan.tsv")}
+		seed = json.load(open(run + "/manifest.json"))["seed"]
+		with_matrix = 0
+		for j in json.load(open(run + "/sacct.json"))["jobs"]:
+		    p = plan[j["name"].split(":")[1]]
+		    a = dict(kv.split("=", 1) for kv in j["comment"]["administrator"].split(";"))
+		    if not p["comm"] or p["nodes"] == 1:
+		        assert p["matrix_density"] == 0 and "hop_bytes" not in a, (p, a)
+		        continue
+		    assert p["matrix_density"] == 0.5, p
+		    m = replay.comm_matrix(seed, p["log_id"], p["nodes"], p["matrix_density"])
+		    entries = [e.split() for e in m.split(";")[1:]]
+		    assert len(entries) == round(0.5 * p["nodes"] * (p["nodes"] - 1)), m
+		    assert int(a["matrix_ranks"]) == p["nodes"], a
+		    hops = float(a["hop_bytes"]) / sum(int(e[2]) for e in entries)
+		    assert 2 * (1 - 1e-5) <= hops <= 6 * (1 + 1e-5), (p, a, hops)  # %.6g in sacct
+		    with_matrix += 1
+		print(with_matrix)
+	PY
+	assert_success
+	[ "$output" -gt 5 ] || fail "only $output jobs had a matrix"
+	make -s -C "$ROOT" report RUN="$(basename "$run")" >/dev/null
+	[ "$(jq .comm.hop_bytes_total "$run/metrics.json")" != null ]
+	head -1 "$run/jobs.csv" | grep -q ',matrix_ranks,hop_bytes,hop_bytes_default$'
+}
+
+@test "matrices are the same for a SEED and log id, fit the job's environment and have no self-pairs" {
+	run python3 -c "
+import sys; sys.path.insert(0, '$ROOT/workloads'); import replay
+a = replay.comm_matrix(0, '7', 4, 0.5)
+assert a == replay.comm_matrix(0, '7', 4, 0.5) and a != replay.comm_matrix(1, '7', 4, 0.5), a
+pairs = [tuple(e.split()[:2]) for e in a.split(';')[1:]]
+assert a.startswith('ranks 4;') and len(set(pairs)) == 6 and all(i != j for i, j in pairs), a
+# SPARSITY=0 on 512 nodes: thinned until it fits, and says so in the plan.
+d = replay.matrix_density(512, 0)
+big = replay.comm_matrix(0, '7', 512, d)
+assert d < 0.05 and len(big) <= replay.MATRIX_LINE_MAX, (d, len(big))
+print(len(big.split(';')) - 1)"
+	assert_success
+	[ "$output" -gt 5000 ] || fail "only $output entries in a 512-node matrix"
+}
+
 @test "an interrupted replay resumed with RESUME has exactly the window's jobs" {
 	local before run pid
 	before=$(ls -d "$ROOT"/results/*-theta-balanced* 2>/dev/null || true)
@@ -282,6 +339,9 @@ teardown() {
 	run make -s -C "$ROOT" replay LOG=theta JOBS=many
 	assert_failure
 	assert_output --partial "JOBS=many: expected a whole number"
+	run make -s -C "$ROOT" replay LOG=theta SPARSITY=1
+	assert_failure
+	assert_output --partial "SPARSITY=1: expected the share of node pairs that do not communicate, at least 0 and below 1"
 }
 
 @test "unknown LOG or POLICY lists the choices" {

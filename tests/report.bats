@@ -37,6 +37,9 @@ near() { awk -v a="$1" -v b="$2" 'BEGIN {d = a - b; exit !(d < 1e-6 && d > -1e-6
 	near "$(metric .comm_cost_mean)" 4
 	# APH: t[00-03] one leaf (2); t04,t05 | t16,t17 across pods (28/6); t08,t09 (2).
 	near "$(metric .aph_mean)" 2.8888889
+	# Only a and c carry a matrix: 3000 + 200.
+	near "$(metric .hop_bytes_total)" 3200
+	assert_equal "$(metric .compute.hop_bytes_total)" null
 	near "$(metric .comm.jobs)" 2
 	near "$(metric .compute.wait_mean_s)" 30
 }
@@ -52,10 +55,10 @@ near() { awk -v a="$1" -v b="$2" 'BEGIN {d = a - b; exit !(d < 1e-6 && d > -1e-6
 @test "jobs.csv, summary.md and non-empty plots are written" {
 	report
 	assert_equal "$(head -1 "$RUN_DIR/jobs.csv")" \
-		"job_id,log_job_id,nodes,submit,eligible,start,end,wait_s,run_s,turnaround_s,node_hours,comm,pattern,comm_percent,policy,cost,cost_default,runtime_base_s,runtime_scaled_s,leaves,aph"
+		"job_id,log_job_id,nodes,submit,eligible,start,end,wait_s,run_s,turnaround_s,node_hours,comm,pattern,comm_percent,policy,cost,cost_default,runtime_base_s,runtime_scaled_s,leaves,aph,matrix_ranks,hop_bytes,hop_bytes_default"
 	assert_equal "$(($(wc -l <"$RUN_DIR/jobs.csv") - 1))" 3
 	# Job b: eligible at log time 20, waited 30, ran on 2 leaves.
-	run grep '^2,b,4,20,20,50,150,30,100,130,0.1111111111,0,rd,10,greedy,2,2,100,100,2,4.666666667$' "$RUN_DIR/jobs.csv"
+	run grep '^2,b,4,20,20,50,150,30,100,130,0.1111111111,0,rd,10,greedy,2,2,100,100,2,4.666666667,,,$' "$RUN_DIR/jobs.csv"
 	assert_success
 	grep -q '| utilization | 0.700 |' "$RUN_DIR/summary.md"
 	local p

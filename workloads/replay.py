@@ -84,7 +84,7 @@ class Submitter:
 
     def _start(self):
         self.p = subprocess.Popen(
-            ["docker", "exec", "-i", self.container, "tb-submit", BATCH_SCRIPT],
+            ["docker", "exec", "-i", self.container, "tb-submit", "-s", BATCH_SCRIPT],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
 
     def submit(self, fields):
@@ -167,11 +167,14 @@ def make_plan(args, log, log_name, cluster_nodes):
         # Policies can slow a job by their cost ratio (Eq. 7); a limit of
         # five times the log runtime lets that show instead of a TIMEOUT.
         limit = max(j.requested_time or 0, 5 * j.runtime)
+        density = (matrix_density(nodes, args.sparsity)
+                   if args.sparsity is not None and comm else 0.0)
         plan.append({
             "log_id": str(j.log_id), "offset": j.submit - t_first,
             "runtime": j.runtime, "nodes": nodes, "comm": comm,
             "pattern": pattern, "comm_percent": perc,
             "limit_min": round(math.ceil(limit / grid) * grid / args.speedup / 60),
+            "matrix_density": round(density, 6),
         })
     if too_big and args.strict:
         raise ReplayError(f"{len(too_big)} jobs need more than the cluster's "
@@ -196,7 +199,40 @@ def limit_grid(grid, speedup):
 
 
 PLAN_FIELDS = ["log_id", "offset", "runtime", "nodes", "comm", "pattern",
-               "comm_percent", "limit_min"]
+               "comm_percent", "limit_min", "matrix_density"]
+
+# The longest matrix a job's SPANK environment carries (MATRIX_LINE_MAX in
+# plugins/slurm/spank_testbed.c: the environment string Linux still passes).
+MATRIX_LINE_MAX = 120_000
+# Message volumes are drawn from 1 KiB to 16 MiB, powers of two.
+MATRIX_VOLUME_LOG2 = (10, 24)
+
+
+def matrix_density(nodes, sparsity):
+    """The share of ordered node pairs that communicate: 1 - SPARSITY, or
+    less for a job whose matrix would not fit in MATRIX_LINE_MAX."""
+    pairs = nodes * (nodes - 1)
+    if pairs == 0:
+        return 0.0
+    entry = 2 * len(str(nodes - 1)) + len(str(2 ** MATRIX_VOLUME_LOG2[1])) + 3
+    room = (MATRIX_LINE_MAX - len(f"ranks {nodes};")) // entry
+    return min(1.0 - sparsity, room / pairs)
+
+
+def comm_matrix(seed, log_id, nodes, density):
+    """A job's node x node matrix on one line (plugins/lib/matrix.h, entries
+    separated by ';'). It depends on SEED and the job alone, not on the
+    other jobs' draws, so a job has the same matrix under every policy and
+    in every window that contains it."""
+    rng = random.Random(f"{seed}:{log_id}")
+    pairs = nodes * (nodes - 1)
+    chosen = sorted(rng.sample(range(pairs), round(density * pairs)))
+    out = [f"ranks {nodes}"]
+    for k in chosen:
+        i, r = divmod(k, nodes - 1)
+        j = r if r < i else r + 1
+        out.append(f"{i} {j} {2 ** rng.randint(*MATRIX_VOLUME_LOG2)}")
+    return ";".join(out)
 
 
 def write_atomic(path, text):
@@ -228,7 +264,8 @@ def read_plan(path):
         header = f.readline().rstrip("\n").split("\t")
         for line in f:
             row = dict(zip(header, line.rstrip("\n").split("\t")))
-            for k in ("offset", "runtime", "comm_percent"):
+            row.setdefault("matrix_density", "0")
+            for k in ("offset", "runtime", "comm_percent", "matrix_density"):
                 row[k] = float(row[k])
             for k in ("nodes", "comm", "limit_min"):
                 row[k] = int(row[k])
@@ -346,14 +383,17 @@ SUBMITTERS = 4
 PRIORITY_TOP = 1_000_000_000
 
 
-def job_fields(run_id, index, p, t0, speedup):
-    """tb-submit's fields for plan entry `index`."""
+def job_fields(run_id, index, p, t0, speedup, seed):
+    """tb-submit -s's fields for plan entry `index`."""
     begin = math.floor(t0 + p["offset"] / speedup + 0.5)
     pid = PATTERNS.index(p["pattern"]) + 1
+    matrix = ("TESTBED_COMM_MATRIX=" +
+              comm_matrix(seed, p["log_id"], p["nodes"], p["matrix_density"])
+              if p["matrix_density"] > 0 else "")
     return [f"{run_id}:{p['log_id']}", p["nodes"], p["limit_min"], begin,
             PRIORITY_TOP - index,
             f"{p['comm']}:{pid}:{p['comm_percent']:g}:{p['runtime']:g}",
-            f"{speedup:g}", f"{p['runtime']:g}"]
+            matrix, f"{speedup:g}", f"{p['runtime']:g}"]
 
 
 class SubmitterPool:
@@ -415,32 +455,40 @@ def run(args, run_dir, manifest):
                         due.append((i, p))
                     i += 1
                 for p, jid in submitters.submit_all(
-                        [job_fields(run_id, idx, p, t0, speedup) for idx, p in due],
+                        [job_fields(run_id, idx, p, t0, speedup, manifest["seed"])
+                         for idx, p in due],
                         [p for _, p in due]):
                     submitted[p["log_id"]] = jid
                     out.write(f"{p['log_id']} {jid}\n")
                     out.flush()
                     os.fsync(out.fileno())
-                if now - last_report >= args.report_every or i >= len(plan):
+                # Once everything is submitted the queue is read every second
+                # to notice the end, but the line is still printed at the
+                # reporting interval: a log of hours stays readable.
+                report = now - last_report >= args.report_every
+                if report or i >= len(plan):
                     queued = queue_state(container, run_id)
                     if queued is None:
-                        progress(f"replay {run_id}: the controller does not answer; waiting")
-                        last_report = now
+                        if report:
+                            progress(f"replay {run_id}: the controller does not answer; waiting")
+                            last_report = now
                         time.sleep(1.0)
                         continue
                     pending = sum(1 for st, _ in queued.values() if st == "PENDING")
                     running = len(queued) - pending
-                    done = len(submitted) - pending - running
-                    clock = max(0.0, (now - t0) * speedup)
-                    left = max(t0 + span - now,
-                               time_left(plan, submitted, queued, now, speedup, nodes))
-                    progress(f"replay {run_id}: submitted {len(submitted)}/{len(plan)}, "
-                             f"running {running}, done {done}, "
-                             f"log clock {fmt_time(clock)}, "
-                             f"{'' if i < len(plan) else 'draining, '}"
-                             f"at least {fmt_time(left)} left")
-                    last_report = now
-                    if i >= len(plan) and pending == 0 and running == 0:
+                    finished = i >= len(plan) and pending == 0 and running == 0
+                    if report and not finished:
+                        done = len(submitted) - pending - running
+                        clock = max(0.0, (now - t0) * speedup)
+                        left = max(t0 + span - now,
+                                   time_left(plan, submitted, queued, now, speedup, nodes))
+                        progress(f"replay {run_id}: submitted {len(submitted)}/{len(plan)}, "
+                                 f"running {running}, done {done}, "
+                                 f"log clock {fmt_time(clock)}, "
+                                 f"{'' if i < len(plan) else 'draining, '}"
+                                 f"at least {fmt_time(left)} left")
+                        last_report = now
+                    if finished:
                         break
                 time.sleep(0.2 if i < len(plan) else 1.0)
     finally:
@@ -548,6 +596,7 @@ def parse_args(argv):
     ap.add_argument("--comm", type=float, default=0.9)
     ap.add_argument("--pattern", default="mix")
     ap.add_argument("--ratio", type=float)
+    ap.add_argument("--sparsity", type=float)
     ap.add_argument("--scale", type=float)
     ap.add_argument("--strict", action="store_true")
     ap.add_argument("--resume")
@@ -570,6 +619,9 @@ def parse_args(argv):
         raise ReplayError(f"LIMIT_GRID={args.limit_grid:g}: expected log seconds > 0")
     if not 0 <= args.comm <= 1 or (args.ratio is not None and not 0 <= args.ratio <= 1):
         raise ReplayError("COMM and RATIO must be between 0 and 1")
+    if args.sparsity is not None and not 0 <= args.sparsity < 1:
+        raise ReplayError(f"SPARSITY={args.sparsity:g}: expected the share of node "
+                          "pairs that do not communicate, at least 0 and below 1")
     return args
 
 
@@ -621,7 +673,7 @@ def main(argv):
                 "speedup": args.speedup,
                 "limit_grid_s": limit_grid(args.limit_grid, args.speedup),
                 "comm": args.comm, "pattern": args.pattern,
-                "ratio": args.ratio,
+                "ratio": args.ratio, "sparsity": args.sparsity,
                 "size_divisor": args.scale or logs.STUDY_SIZE_DIVISOR.get(log_name or "", 1),
                 "git_revision": git_revision(args.root),
                 "slurm_version": ctl(container, "sinfo --version").strip(),

@@ -4,11 +4,16 @@
  * starting up (loading the configuration and plugins); this process does
  * that once and then only sends the RPC.
  *
- *   tb-submit <batch script>
+ *   tb-submit [-s] <batch script>
  *
  * stdin, one job per line, tab-separated:
  *   <name> <nodes> <time limit, minutes> <begin, Unix seconds>
- *   <priority, 0 for Slurm's own> <comment> [<script argument>...]
+ *   <priority, 0 for Slurm's own> <comment> [<spank entry>]
+ *   [<script argument>...]
+ * With -s the seventh field is one NAME=value entry for the job's SPANK
+ * environment, or empty for none: the replay passes each job's
+ * communication matrix (TESTBED_COMM_MATRIX) this way, as the SPANK
+ * plugin would have for sbatch --comm-matrix.
  * stdout, one line per job, flushed: the job id, or "error: <reason>".
  * The script is read once; every job gets the same one with its own
  * arguments. Exit status 0 when stdin ends, 2 on bad usage.
@@ -18,6 +23,7 @@
  * tests use it to show the controller's own checks.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,19 +66,22 @@ static int parse_u32(const char *s, uint32_t *out)
 }
 
 static void submit_line(char *line, char *script, const char *script_path,
-			char **spank_entry)
+			char *fixed_spank, bool spank_field)
 {
 	char *field[MAX_FIELDS], *argv[MAX_FIELDS];
 	char *env[] = { "PATH=/usr/local/bin:/usr/bin:/bin", NULL };
+	char *spank[3];
+	int n_spank = 0, first_arg = spank_field ? 7 : 6;
 	job_desc_msg_t desc;
 	submit_response_msg_t *resp = NULL;
 	uint32_t nodes, limit, begin, priority;
 	int n = split_tabs(line, field, MAX_FIELDS);
 
-	if (n < 6 || parse_u32(field[1], &nodes) || !nodes ||
+	if (n < first_arg || parse_u32(field[1], &nodes) || !nodes ||
 	    parse_u32(field[2], &limit) || parse_u32(field[3], &begin) ||
 	    parse_u32(field[4], &priority) || priority >= NO_VAL - 1) {
-		printf("error: expected <name> <nodes> <minutes> <begin> <priority> <comment> [args] separated by tabs\n");
+		printf("error: expected <name> <nodes> <minutes> <begin> <priority> <comment> %s[args] separated by tabs\n",
+		       spank_field ? "<spank entry> " : "");
 		return;
 	}
 	slurm_init_job_desc_msg(&desc);
@@ -85,9 +94,9 @@ static void submit_line(char *line, char *script, const char *script_path,
 	desc.comment = field[5];
 	desc.script = script;
 	argv[0] = (char *) script_path;
-	for (int i = 6; i < n; i++)
-		argv[i - 5] = field[i];
-	desc.argc = n - 5;
+	for (int i = first_arg; i < n; i++)
+		argv[i - first_arg + 1] = field[i];
+	desc.argc = n - first_arg + 1;
 	desc.argv = argv;
 	desc.environment = env;
 	desc.env_size = 1;
@@ -95,9 +104,20 @@ static void submit_line(char *line, char *script, const char *script_path,
 	desc.work_dir = "/tmp";
 	desc.user_id = getuid();
 	desc.group_id = getgid();
-	if (spank_entry[0] && spank_entry[0][0]) {
-		desc.spank_job_env = spank_entry;
-		desc.spank_job_env_size = 1;
+	if (fixed_spank && fixed_spank[0])
+		spank[n_spank++] = fixed_spank;
+	if (spank_field && field[6][0]) {
+		if (!strchr(field[6], '=')) {
+			printf("error: spank entry '%.40s' is not NAME=value\n",
+			       field[6]);
+			return;
+		}
+		spank[n_spank++] = field[6];
+	}
+	spank[n_spank] = NULL;
+	if (n_spank) {
+		desc.spank_job_env = spank;
+		desc.spank_job_env_size = n_spank;
 	}
 	if (slurm_submit_batch_job(&desc, &resp) != SLURM_SUCCESS) {
 		printf("error: %s\n", slurm_strerror(errno));
@@ -109,22 +129,24 @@ static void submit_line(char *line, char *script, const char *script_path,
 
 int main(int argc, char **argv)
 {
-	char *script, *line = NULL;
-	char *spank_entry[] = { getenv("TB_SUBMIT_SPANK"), NULL };
+	char *script, *line = NULL, *path;
+	bool spank_field = argc == 3 && !strcmp(argv[1], "-s");
 	size_t cap = 0, len;
 
-	if (argc != 2) {
-		fprintf(stderr, "usage: tb-submit <batch script> < jobs (see the source)\n");
+	if (argc != 2 + spank_field) {
+		fprintf(stderr, "usage: tb-submit [-s] <batch script> < jobs (see the source)\n");
 		return 2;
 	}
-	if (!(script = tb_read_file(argv[1], &len))) {
+	path = argv[argc - 1];
+	if (!(script = tb_read_file(path, &len))) {
 		fprintf(stderr, "tb-submit: %s: cannot read the batch script\n",
-			argv[1]);
+			path);
 		return 2;
 	}
 	slurm_init(NULL);
 	while (getline(&line, &cap, stdin) > 0) {
-		submit_line(line, script, argv[1], spank_entry);
+		submit_line(line, script, path, getenv("TB_SUBMIT_SPANK"),
+			    spank_field);
 		fflush(stdout);
 	}
 	free(line);
