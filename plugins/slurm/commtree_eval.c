@@ -417,7 +417,14 @@ extern int commtree_eval(topology_eval_t *topo_eval,
 	FREE_NULL_BITMAP(saved);
 	if (timing)
 		_log_timing(job_ptr, policy, occ, &job, snapshot_us, tree_us);
-	if (rc == SLURM_SUCCESS && job_ptr->job_id && IS_JOB_PENDING(job_ptr))
+	/*
+	 * Backfill tests a pending job many times a cycle (once per group of
+	 * running jobs it lets end) and then places it again, without
+	 * BACKFILL_TEST, to start it: recording only then keeps the four
+	 * policies' costs and hop-bytes out of every test.
+	 */
+	if (rc == SLURM_SUCCESS && job_ptr->job_id && IS_JOB_PENDING(job_ptr) &&
+	    !(job_ptr->bit_flags & BACKFILL_TEST))
 		_record(job_ptr, policy, occ, &job, &prof, matrix, fallback);
 	tb_matrix_free(matrix);
 	tb_occupancy_free(occ);
