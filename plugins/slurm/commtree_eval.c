@@ -43,6 +43,19 @@
 list_t *job_list __attribute__((weak)) = NULL;
 
 static struct tb_topology *topo;
+
+/*
+ * Whether a job's matrix parsed, by job id (direct-mapped: a job pushed out
+ * is parsed again). A matrix cannot change after submission, and backfill
+ * tests every pending job several times a cycle; parsing a 100 KB matrix
+ * each time showed in slurmctld's CPU time.
+ */
+#define MATRIX_SEEN_SLOTS 4096
+enum { MATRIX_UNSEEN, MATRIX_OK, MATRIX_BAD };
+static struct {
+	uint32_t job_id;
+	int state;
+} matrix_seen[MATRIX_SEEN_SLOTS];
 static int *slurm_of;		/* topology node -> Slurm node index, or -1 */
 static int *topo_of;		/* Slurm node index -> topology node, or -1 */
 static int topo_of_count;
@@ -176,17 +189,22 @@ static const char *_job_profile(job_record_t *job_ptr, struct tb_profile *prof,
 	return NULL;
 }
 
-/* The --comm-matrix, if any, into *out. Returns NULL, or why the job must
- * fall back to default. */
-static const char *_job_matrix(job_record_t *job_ptr, struct tb_matrix **out)
+/* The --comm-matrix, if any, into *out when need is set (else only checked,
+ * once per job). Returns NULL, or why the job must fall back to default. */
+static const char *_job_matrix(job_record_t *job_ptr, struct tb_matrix **out,
+			       bool need)
 {
 	const char *spank = _spank_value(job_ptr, "TESTBED_COMM_MATRIX");
+	uint32_t id = job_ptr->job_id;
 	char err[256], *text;
-	int rc;
+	int rc, *seen = &matrix_seen[id % MATRIX_SEEN_SLOTS].state;
 
 	*out = NULL;
 	if (!spank)
 		return NULL;
+	if (!need && id && matrix_seen[id % MATRIX_SEEN_SLOTS].job_id == id &&
+	    *seen != MATRIX_UNSEEN)
+		return *seen == MATRIX_BAD ? "bad_matrix" : NULL;
 	text = xstrdup(spank);
 	for (char *c = text; *c; c++)
 		if (*c == ';')
@@ -194,6 +212,14 @@ static const char *_job_matrix(job_record_t *job_ptr, struct tb_matrix **out)
 	rc = tb_matrix_parse(text, strlen(text), "--comm-matrix", out, err,
 			     sizeof(err));
 	xfree(text);
+	if (id) {
+		matrix_seen[id % MATRIX_SEEN_SLOTS].job_id = id;
+		*seen = rc ? MATRIX_BAD : MATRIX_OK;
+	}
+	if (!need) {
+		tb_matrix_free(*out);
+		*out = NULL;
+	}
 	if (rc) {
 		_warn_once(job_ptr, err);
 		return "bad_matrix";
@@ -366,6 +392,7 @@ extern int commtree_eval(topology_eval_t *topo_eval,
 	struct tb_profile prof;
 	struct tb_job job;
 	const char *fallback;
+	bool record;
 	int *alloc = NULL, rc;
 	bitstr_t *saved = NULL;
 	double t0, snapshot_us, tree_us;
@@ -379,9 +406,17 @@ extern int commtree_eval(topology_eval_t *topo_eval,
 	if (!(occ = _snapshot(topo_eval)))
 		return tree_eval(topo_eval);
 	snapshot_us = timing ? _now_us() - t0 : 0;
+	/*
+	 * Backfill tests a pending job many times a cycle (once per group of
+	 * running jobs it lets end) and then places it again, without
+	 * BACKFILL_TEST, to start it: recording only then keeps the four
+	 * policies' costs and hop-bytes out of every test.
+	 */
+	record = job_ptr->job_id && IS_JOB_PENDING(job_ptr) &&
+		 !(job_ptr->bit_flags & BACKFILL_TEST);
 	fallback = _job_profile(job_ptr, &prof, false);
 	if (!fallback)
-		fallback = _job_matrix(job_ptr, &matrix);
+		fallback = _job_matrix(job_ptr, &matrix, record);
 	if (fallback)
 		policy = TB_POLICY_DEFAULT;
 	job = (struct tb_job) {
@@ -417,14 +452,7 @@ extern int commtree_eval(topology_eval_t *topo_eval,
 	FREE_NULL_BITMAP(saved);
 	if (timing)
 		_log_timing(job_ptr, policy, occ, &job, snapshot_us, tree_us);
-	/*
-	 * Backfill tests a pending job many times a cycle (once per group of
-	 * running jobs it lets end) and then places it again, without
-	 * BACKFILL_TEST, to start it: recording only then keeps the four
-	 * policies' costs and hop-bytes out of every test.
-	 */
-	if (rc == SLURM_SUCCESS && job_ptr->job_id && IS_JOB_PENDING(job_ptr) &&
-	    !(job_ptr->bit_flags & BACKFILL_TEST))
+	if (rc == SLURM_SUCCESS && record)
 		_record(job_ptr, policy, occ, &job, &prof, matrix, fallback);
 	tb_matrix_free(matrix);
 	tb_occupancy_free(occ);
