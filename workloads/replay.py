@@ -208,15 +208,19 @@ MATRIX_LINE_MAX = 120_000
 MATRIX_VOLUME_LOG2 = (10, 24)
 
 
+def matrix_room(nodes):
+    """How many entries surely fit in MATRIX_LINE_MAX, at their longest."""
+    entry = 2 * len(str(nodes - 1)) + len(str(2 ** MATRIX_VOLUME_LOG2[1])) + 3
+    return (MATRIX_LINE_MAX - len(f"ranks {nodes};")) // entry
+
+
 def matrix_density(nodes, sparsity):
     """The share of ordered node pairs that communicate: 1 - SPARSITY, or
     less for a job whose matrix would not fit in MATRIX_LINE_MAX."""
     pairs = nodes * (nodes - 1)
     if pairs == 0:
         return 0.0
-    entry = 2 * len(str(nodes - 1)) + len(str(2 ** MATRIX_VOLUME_LOG2[1])) + 3
-    room = (MATRIX_LINE_MAX - len(f"ranks {nodes};")) // entry
-    return min(1.0 - sparsity, room / pairs)
+    return min(1.0 - sparsity, matrix_room(nodes) / pairs)
 
 
 def comm_matrix(seed, log_id, nodes, density):
@@ -226,7 +230,9 @@ def comm_matrix(seed, log_id, nodes, density):
     in every window that contains it."""
     rng = random.Random(f"{seed}:{log_id}")
     pairs = nodes * (nodes - 1)
-    chosen = sorted(rng.sample(range(pairs), round(density * pairs)))
+    # The plan keeps the density to 6 digits: never round past the room.
+    count = min(round(density * pairs), matrix_room(nodes))
+    chosen = sorted(rng.sample(range(pairs), count))
     out = [f"ranks {nodes}"]
     for k in chosen:
         i, r = divmod(k, nodes - 1)
@@ -361,7 +367,7 @@ def time_left(plan, submitted, queued, now, speedup, nodes):
     log drains for hours after it."""
     node_s = 0.0
     for p in plan:
-        state, start = queued.get(p["log_id"], ("PENDING", None))
+        _, start = queued.get(p["log_id"], ("PENDING", None))
         if p["log_id"] in submitted and p["log_id"] not in queued:
             continue
         left = p["runtime"] / speedup
