@@ -43,6 +43,9 @@
 list_t *job_list __attribute__((weak)) = NULL;
 
 static struct tb_topology *topo;
+static int *slurm_of;		/* topology node -> Slurm node index, or -1 */
+static int *topo_of;		/* Slurm node index -> topology node, or -1 */
+static int topo_of_count;
 
 /*
  * Whether a job's matrix parsed, by job id (direct-mapped: a job pushed out
@@ -52,13 +55,11 @@ static struct tb_topology *topo;
  */
 #define MATRIX_SEEN_SLOTS 4096
 enum { MATRIX_UNSEEN, MATRIX_OK, MATRIX_BAD };
-static struct {
+struct matrix_seen {
 	uint32_t job_id;
 	int state;
-} matrix_seen[MATRIX_SEEN_SLOTS];
-static int *slurm_of;		/* topology node -> Slurm node index, or -1 */
-static int *topo_of;		/* Slurm node index -> topology node, or -1 */
-static int topo_of_count;
+};
+static struct matrix_seen matrix_seen[MATRIX_SEEN_SLOTS];
 
 extern void commtree_free_topology(void)
 {
@@ -196,15 +197,15 @@ static const char *_job_matrix(job_record_t *job_ptr, struct tb_matrix **out,
 {
 	const char *spank = _spank_value(job_ptr, "TESTBED_COMM_MATRIX");
 	uint32_t id = job_ptr->job_id;
+	struct matrix_seen *seen = &matrix_seen[id % MATRIX_SEEN_SLOTS];
 	char err[256], *text;
-	int rc, *seen = &matrix_seen[id % MATRIX_SEEN_SLOTS].state;
+	int rc;
 
 	*out = NULL;
 	if (!spank)
 		return NULL;
-	if (!need && id && matrix_seen[id % MATRIX_SEEN_SLOTS].job_id == id &&
-	    *seen != MATRIX_UNSEEN)
-		return *seen == MATRIX_BAD ? "bad_matrix" : NULL;
+	if (!need && id && seen->job_id == id && seen->state != MATRIX_UNSEEN)
+		return seen->state == MATRIX_BAD ? "bad_matrix" : NULL;
 	text = xstrdup(spank);
 	for (char *c = text; *c; c++)
 		if (*c == ';')
@@ -213,8 +214,8 @@ static const char *_job_matrix(job_record_t *job_ptr, struct tb_matrix **out,
 			     sizeof(err));
 	xfree(text);
 	if (id) {
-		matrix_seen[id % MATRIX_SEEN_SLOTS].job_id = id;
-		*seen = rc ? MATRIX_BAD : MATRIX_OK;
+		seen->job_id = id;
+		seen->state = rc ? MATRIX_BAD : MATRIX_OK;
 	}
 	if (!need) {
 		tb_matrix_free(*out);
