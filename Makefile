@@ -11,14 +11,20 @@ CMD ?=
 SCENARIO ?=
 SERVICE ?=
 export CLUSTER POLICY FRONTENDS EMULATORS SERVICE WORKLOADS_DIR TOPOLOGIES_DIR READY_TIMEOUT BENCH
+export DRY_RUN
 export LOG SPEEDUP JOBS FIRST SEED COMM PATTERN RATIO SPARSITY SCALE STRICT RESUME LEAD LIMIT_GRID RESULTS_DIR LOGS FROM
 # CMD goes to the script untouched: no make expansion of $, no shell
 # re-quoting, so quotes and $(...) reach the container as typed.
 TESTBED_CMD := $(value CMD)
 export TESTBED_CMD
+# Relative paths a user gives (LOG, SCENARIO, ...) are relative to where
+# make was called: `make -C <clone>` keeps the caller's PWD in the
+# environment while CURDIR is the clone.
+TESTBED_CWD := $(or $(PWD),$(CURDIR))
+export TESTBED_CWD
 
 .DEFAULT_GOAL := help
-.PHONY: help up down clean status logs shell exec config images test bench lint alloc fuzz replay report compare fetch-logs
+.PHONY: help setup up down clean status logs shell exec config images test bench lint alloc fuzz replay report compare fetch-logs
 
 help: ## list targets and parameters
 	@echo "HPC scheduling testbed: real Slurm 24.11 on emulated supercomputers."
@@ -28,6 +34,7 @@ help: ## list targets and parameters
 		awk -F':.*## ' '{printf "  make %-9s %s\n", $$1, $$2}'
 	@echo
 	@echo "Parameters:"
+	@echo "  DRY_RUN=1         for 'make setup': print the archive and the packages, install nothing"
 	@echo "  CLUSTER=<name>    one of: $$(ls emulated-clusters/*.cluster | xargs -n1 basename | sed 's/.cluster//' | tr '\n' ' ')"
 	@echo "  FRONTENDS=<n>     front-end slurmd daemons (default: the machine definition's)"
 	@echo "  EMULATORS=<n>     containers the front ends are spread over"
@@ -55,6 +62,9 @@ help: ## list targets and parameters
 	@echo "  STRICT=1          refuse a window with jobs larger than the cluster"
 	@echo "  RESUME=<run-id>   continue an interrupted replay"
 	@echo "  RESULTS_DIR=<dir> where runs are written and read (default results/)"
+
+setup: ## install and start Docker, Compose v2, buildx, mmdebstrap on this host (DRY_RUN=1: only say what)
+	@scripts/setup
 
 up: ## build missing images, generate the config, start CLUSTER, wait until every node is idle
 	@$(TESTBED) up "$(CLUSTER)"
@@ -108,4 +118,4 @@ bench: ## benchmarks (BENCH=alloc|up|decision|submit|all): library and in-Slurm 
 	@$(TESTBED) bench
 
 lint: ## shellcheck the scripts
-	@$(TESTBED) in-tools shellcheck -x scripts/testbed images/base.sh images/*/entrypoint.sh .ci/run
+	@$(TESTBED) in-tools shellcheck -x scripts/testbed scripts/setup images/base.sh images/*/entrypoint.sh .ci/run

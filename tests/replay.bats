@@ -177,6 +177,26 @@ print(len(big.split(';')) - 1)"
 	[ "$output" -gt 5000 ] || fail "only $output entries in a 512-node matrix"
 }
 
+@test "a log and RESULTS_DIR outside the clone, with spaces in their paths, replay as on the host" {
+	[ -n "${TESTBED_SCRATCH:-}" ] || skip "needs TESTBED_SCRATCH (run through make test)"
+	local dir="$TESTBED_SCRATCH/my logs" res="$TESTBED_SCRATCH/my results" run
+	mkdir -p "$dir" "$res"
+	head -n 6 "$WORKLOADS_DIR/seed000-theta-2018.jobs" >"$dir/theta window.jobs"
+	run env -u TESTBED_IN_TOOLS make -s -C "$ROOT" replay LOG="$dir/theta window.jobs" \
+		SCALE=16 SPEEDUP=5000 POLICY=default RESULTS_DIR="$res"
+	assert_success
+	run=$(ls -d "$res"/*-default* | tail -n 1)
+	assert_equal "$(jq '.jobs | length' "$run/sacct.json")" 5
+	assert_equal "$(jq '[.jobs[] | select(.state.current[0] == "COMPLETED")] | length' "$run/sacct.json")" 5
+	# The report finds the run by its path too.
+	run env -u TESTBED_IN_TOOLS make -s -C "$ROOT" report RUN="$run"
+	assert_success
+	[ -f "$run/metrics.json" ]
+	run env -u TESTBED_IN_TOOLS make -s -C "$ROOT" replay LOG="$dir/missing.jobs" POLICY=default
+	assert_failure
+	assert_line "error: LOG=$dir/missing.jobs: no such file ($dir/missing.jobs)"
+}
+
 @test "an interrupted replay resumed with RESUME has exactly the window's jobs" {
 	local before run pid
 	before=$(ls -d "$ROOT"/results/*-theta-balanced* 2>/dev/null || true)

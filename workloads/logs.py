@@ -63,8 +63,10 @@ def resolve(name_or_path, workloads_dir):
         raise LogError(f"log '{name_or_path}': none of "
                        f"{', '.join(NAMED_LOGS[name_or_path])} in {workloads_dir} "
                        f"(set WORKLOADS_DIR, or run 'make fetch-logs')")
-    if os.path.exists(name_or_path):
+    if os.path.isfile(name_or_path):
         return name_or_path, None
+    if os.sep in name_or_path or os.path.exists(name_or_path):
+        raise LogError(f"LOG={name_or_path}: no such file")
     raise LogError(f"unknown LOG '{name_or_path}'; valid: "
                    f"{' '.join(sorted(NAMED_LOGS))}, or a path to a log file")
 
