@@ -12,7 +12,7 @@ SCENARIO ?=
 SERVICE ?=
 export CLUSTER POLICY FRONTENDS EMULATORS SERVICE WORKLOADS_DIR TOPOLOGIES_DIR READY_TIMEOUT BENCH
 export DRY_RUN
-export LOG SPEEDUP JOBS FIRST SEED COMM PATTERN RATIO SPARSITY SCALE STRICT RESUME LEAD LIMIT_GRID RESULTS_DIR LOGS FROM
+export ALLOW_BUSY LOG SPEEDUP JOBS FIRST SEED COMM PATTERN RATIO SPARSITY SCALE STRICT RESUME LEAD LIMIT_GRID RESULTS_DIR LOGS FROM
 # CMD goes to the script untouched: no make expansion of $, no shell
 # re-quoting, so quotes and $(...) reach the container as typed.
 TESTBED_CMD := $(value CMD)
@@ -60,7 +60,8 @@ help: ## list targets and parameters
 	@echo "  SCALE=<d>         divide job sizes by d (default: 4 for mira and intrepid, else 1)"
 	@echo "  LIMIT_GRID=<s>    round time limits up to this many log seconds (6000)"
 	@echo "  STRICT=1          refuse a window with jobs larger than the cluster"
-	@echo "  RESUME=<run-id>   continue an interrupted replay"
+	@echo "  RESUME=<run-id>   continue an interrupted replay (or the run directory's path)"
+	@echo "  ALLOW_BUSY=1      replay although the cluster has other jobs (refused otherwise)"
 	@echo "  RESULTS_DIR=<dir> where runs are written and read (default results/)"
 
 setup: ## install and start Docker, Compose v2, buildx, mmdebstrap on this host (DRY_RUN=1: only say what)

@@ -44,13 +44,14 @@ pin_idle() {
 	submit "-N $k -w $nodes --comment=$comment" >/dev/null
 }
 
-# probe <cluster> <policy> <nodes> <comm> <pattern id>
+# probe <cluster> <policy> <nodes> <comm> <pattern id> [<sbatch size option>]
+# (the size option, -N <nodes> unless given, may size the job by tasks)
 probe() {
 	local cluster=$1 policy=$2 n=$3 comm=$4 pid=$5 busy busy_comm id slurm lib pattern
 	pattern=$(echo "rhvd rd binomial ring cmc" | cut -d' ' -f"$pid")
 	busy=$(nodes_of_running compute)
 	busy_comm=$(nodes_of_running comm)
-	id=$(submit "-N $n --comment=$comm:$pid")
+	id=$(submit "${6:--N $n} --comment=$comm:$pid")
 	slurm=$(ctl "scontrol show hostnames \$(squeue -h -j $id -o %N)" | sort | paste -sd,)
 	lib=$("$ROOT/build/c/tb-alloc" --topology "$ROOT/build/clusters/$cluster/topology.json" \
 		${busy:+--busy "$busy"} ${busy_comm:+--busy-comm "$busy_comm"} \
@@ -61,6 +62,10 @@ probe() {
 	run ctl "scontrol show job $id"
 	assert_output --partial "AdminComment=policy=$policy;comm=$comm;pattern=$pattern"
 	assert_output --regexp "cost=[0-9.e+]+;cost_default=[0-9.e+]+;cost_greedy=[0-9.e+]+;cost_balanced=[0-9.e+]+;cost_adaptive=[0-9.e+]+"
+	# Slurm gave the policy's nodes: no fallback; the cost of the nodes
+	# it gave (ranks in node order) is recorded too.
+	refute_output --partial fallback=
+	assert_output --regexp ";cost_actual=[0-9.e+]+"
 	echo "$id" >>"$BATS_FILE_TMPDIR/probes"
 }
 
@@ -100,6 +105,37 @@ scenario_tiny() {
 @test "tiny, adaptive: Slurm gives the nodes the library chooses" {
 	make -s -C "$ROOT" up CLUSTER=tiny POLICY=adaptive >/dev/null
 	scenario_tiny adaptive
+}
+
+@test "tiny, greedy: a job sized by tasks (-n, no -N) gets greedy's nodes" {
+	make -s -C "$ROOT" up CLUSTER=tiny POLICY=greedy >/dev/null
+	ctl 'scancel -u root' >/dev/null
+	wait_for 30 bash -c "[ -z \"\$(make -s -C '$ROOT' exec CMD='squeue -h')\" ]"
+	pin_idle 4 3 1:2
+	pin_idle 3 4 0
+	# 4 cores a node: 12 tasks need 3 nodes, 9 tasks 3 as well.
+	probe tiny greedy 3 1 2 "-n 12"
+	probe tiny greedy 3 0 2 "-n 9"
+}
+
+@test "tiny, greedy: --switches leaves the choice to tree and says so" {
+	local id
+	id=$(submit "-N 2 --switches=1 --comment=1:2")
+	run ctl "scontrol show job $id"
+	assert_output --partial "AdminComment=policy=default;"
+	assert_output --partial "fallback=switches"
+}
+
+@test "tiny, greedy: a job that must wait has no record until it starts" {
+	local id
+	id=$(ctl "sbatch --parsable -N 32 --comment=1:2 --wrap='sleep 1'")
+	sleep 3
+	assert_equal "$(ctl "squeue -h -j $id -o %T")" PENDING
+	# The submission's and the scheduler's tests of whether it could
+	# ever run (on an idle-machine view) write nothing.
+	run ctl "scontrol show job $id"
+	refute_output --partial "policy="
+	ctl "scancel $id"
 }
 
 @test "sacct shows every probe's policy and costs after it ends" {

@@ -41,6 +41,7 @@
 /* slurmctld defines job_list; slurmd and the clients load this plugin too
  * and need the symbol to resolve. */
 list_t *job_list __attribute__((weak)) = NULL;
+bitstr_t *idle_node_bitmap __attribute__((weak)) = NULL;
 
 static struct tb_topology *topo;
 static int *slurm_of;		/* topology node -> Slurm node index, or -1 */
@@ -292,17 +293,49 @@ static void _env_set(job_record_t *job_ptr, const char *name, char *value)
 	d->env_sup[d->env_cnt++] = xstrdup_printf("%s=%s", name, value);
 }
 
+/*
+ * The cost of the nodes Slurm actually gave (node_map after tree's eval),
+ * ranks in node index order, as Slurm lays out a job's tasks by default
+ * (block distribution): under `default` the library's model of tree and
+ * Slurm can differ, a job may get more nodes than the policy was asked for
+ * (-N min-max), and a policy's own cost ranks nodes in the order it took
+ * the leaves, which can differ from node order (balanced).
+ */
+static double _actual_cost(const struct tb_occupancy *occ,
+			   const struct tb_job *job, bitstr_t *node_map)
+{
+	int n = 0, *alloc = xcalloc(topo->n_nodes, sizeof(int));
+	struct tb_job actual = *job;
+	double cost = NAN;
+
+	for (int i = 0; (i = bit_ffs_from_bit(node_map, i)) >= 0; i++) {
+		int k = i < topo_of_count ? topo_of[i] : -1;
+		if (k < 0) {
+			n = 0;	/* a node outside the model: no cost */
+			break;
+		}
+		alloc[n++] = k;
+	}
+	if (n > 0) {
+		actual.nodes = n;
+		if (tb_allocation_cost(topo, occ, &actual, alloc, &cost))
+			cost = NAN;
+	}
+	xfree(alloc);
+	return cost;
+}
+
 /* Costs of every policy on the snapshot, written where sacct and the batch
  * script find them. */
 static void _record(job_record_t *job_ptr, enum tb_policy policy,
 		    const struct tb_occupancy *occ, const struct tb_job *job,
 		    const struct tb_profile *prof, const struct tb_matrix *matrix,
-		    const char *fallback)
+		    const char *fallback, bitstr_t *node_map)
 {
 	double cost[TB_POLICY_COUNT], hop_bytes[TB_POLICY_COUNT];
 	int *alloc = xcalloc(job->nodes, sizeof(int));
 	char *text = NULL, val[64];
-	double scaled;
+	double scaled, actual = _actual_cost(occ, job, node_map);
 
 	for (int p = 0; p < TB_POLICY_COUNT; p++) {
 		cost[p] = hop_bytes[p] = NAN;
@@ -325,6 +358,7 @@ static void _record(job_record_t *job_ptr, enum tb_policy policy,
 	for (int p = TB_POLICY_DEFAULT + 1; p < TB_POLICY_COUNT; p++)
 		xstrfmtcat(text, ";cost_%s=%.6g",
 			   tb_policy_name((enum tb_policy) p), cost[p]);
+	xstrfmtcat(text, ";cost_actual=%.6g", actual);
 	if (prof->runtime > 0)
 		xstrfmtcat(text, ";runtime_base=%.6g;runtime_scaled=%.6g",
 			   prof->runtime, scaled);
@@ -382,6 +416,150 @@ static void _log_timing(job_record_t *job_ptr, enum tb_policy policy,
 	xfree(text);
 }
 
+/*
+ * What tree's eval changes besides node_map (topology.h marks them
+ * UPDATED): the job's CPU count and, per usable node, its core bitmap and
+ * available resources. Saved before our narrowed try so that, when tree
+ * refuses it, tree decides on exactly the state it was given.
+ */
+struct eval_state {
+	bitstr_t *node_map;
+	uint16_t avail_cpus;
+	int n;			/* nodes saved */
+	int *index;
+	bitstr_t **core;
+	avail_res_t *res;
+	uint16_t **cores_per_sock;
+};
+
+/* Returns false when the state holds what cannot be copied (GRES lists). */
+static bool _save_state(topology_eval_t *te, struct eval_state *st)
+{
+	int nodes = bit_set_count(te->node_map), n = 0;
+
+	memset(st, 0, sizeof(*st));
+	for (int i = 0; (i = bit_ffs_from_bit(te->node_map, i)) >= 0; i++)
+		if (te->avail_res_array && te->avail_res_array[i] &&
+		    te->avail_res_array[i]->sock_gres_list)
+			return false;
+	st->node_map = bit_copy(te->node_map);
+	st->avail_cpus = te->avail_cpus;
+	st->index = xcalloc(nodes ? nodes : 1, sizeof(int));
+	st->core = xcalloc(nodes ? nodes : 1, sizeof(bitstr_t *));
+	st->res = xcalloc(nodes ? nodes : 1, sizeof(avail_res_t));
+	st->cores_per_sock = xcalloc(nodes ? nodes : 1, sizeof(uint16_t *));
+	for (int i = 0; (i = bit_ffs_from_bit(te->node_map, i)) >= 0; i++) {
+		avail_res_t *r = te->avail_res_array ?
+				 te->avail_res_array[i] : NULL;
+		st->index[n] = i;
+		if (te->avail_core && te->avail_core[i])
+			st->core[n] = bit_copy(te->avail_core[i]);
+		if (r) {
+			st->res[n] = *r;
+			if (r->avail_cores_per_sock && r->sock_cnt) {
+				size_t sz = r->sock_cnt * sizeof(uint16_t);
+				st->cores_per_sock[n] = xmalloc(sz);
+				memcpy(st->cores_per_sock[n],
+				       r->avail_cores_per_sock, sz);
+			}
+		}
+		n++;
+	}
+	st->n = n;
+	return true;
+}
+
+static void _restore_state(topology_eval_t *te, struct eval_state *st)
+{
+	bit_copybits(te->node_map, st->node_map);
+	te->avail_cpus = st->avail_cpus;
+	for (int k = 0; k < st->n; k++) {
+		int i = st->index[k];
+		avail_res_t *r = te->avail_res_array ?
+				 te->avail_res_array[i] : NULL;
+		if (st->core[k] && te->avail_core && te->avail_core[i])
+			bit_copybits(te->avail_core[i], st->core[k]);
+		if (r) {
+			uint16_t *cps = r->avail_cores_per_sock;
+			*r = st->res[k];
+			/* The array itself stays tree's; its contents
+			 * come back. */
+			r->avail_cores_per_sock = cps;
+			if (cps && st->cores_per_sock[k])
+				memcpy(cps, st->cores_per_sock[k],
+				       st->res[k].sock_cnt * sizeof(uint16_t));
+		}
+	}
+}
+
+static void _free_state(struct eval_state *st)
+{
+	FREE_NULL_BITMAP(st->node_map);
+	for (int k = 0; k < st->n; k++) {
+		FREE_NULL_BITMAP(st->core[k]);
+		xfree(st->cores_per_sock[k]);
+	}
+	xfree(st->index);
+	xfree(st->core);
+	xfree(st->res);
+	xfree(st->cores_per_sock);
+}
+
+/*
+ * Whether this eval only asks whether the job could ever run (at
+ * submission, and after a failed placement: SELECT_MODE_TEST_ONLY, which
+ * topology_eval_t does not carry). Every generated partition is
+ * OverSubscribe=EXCLUSIVE, so a placement to start is offered only nodes
+ * without jobs; a test-only eval is offered busy nodes too. On an idle
+ * machine the two cannot be told apart, and then the record a test writes
+ * is the same state's and is written again at the start.
+ */
+static bool _test_only(topology_eval_t *te)
+{
+	return idle_node_bitmap &&
+	       bit_size(idle_node_bitmap) == bit_size(te->node_map) &&
+	       !bit_super_set(te->node_map, idle_node_bitmap);
+}
+
+/*
+ * The nodes a job needs: its node count, or, for a job sized by tasks or
+ * CPUs (`sbatch -n 64` with no -N has req_nodes = 1), as many of the
+ * largest usable nodes as its CPUs need. On machines of mixed node sizes
+ * (cori) the policy's nodes may then hold too few CPUs: tree refuses them
+ * and the job is marked fallback=refused. 0: more than max_nodes.
+ */
+static int _nodes_needed(topology_eval_t *te)
+{
+	job_details_t *d = te->job_ptr->details;
+	uint32_t nodes = MAX(te->req_nodes, te->min_nodes), cpus = 0;
+
+	if (te->avail_res_array)
+		for (int i = 0; (i = bit_ffs_from_bit(te->node_map, i)) >= 0;
+		     i++)
+			if (te->avail_res_array[i])
+				cpus = MAX(cpus,
+					   te->avail_res_array[i]->avail_cpus);
+	if (cpus && d->min_cpus > cpus * nodes)
+		nodes = (d->min_cpus + cpus - 1) / cpus;
+	if (te->max_nodes && nodes > te->max_nodes)
+		return 0;
+	return (int) nodes;
+}
+
+static const char *_status_fallback(enum tb_status st)
+{
+	switch (st) {
+	case TB_ENOSPACE:
+		return "policy_no_space";
+	case TB_ETOOBIG:
+		return "policy_too_big";
+	case TB_ENOMEM:
+		return "policy_no_memory";
+	default:
+		return "policy_refused";
+	}
+}
+
 extern int commtree_eval(topology_eval_t *topo_eval,
 			 commtree_tree_eval_t tree_eval)
 {
@@ -392,16 +570,17 @@ extern int commtree_eval(topology_eval_t *topo_eval,
 	struct tb_matrix *matrix = NULL;
 	struct tb_profile prof;
 	struct tb_job job;
+	struct eval_state state;
 	const char *fallback;
-	bool record;
-	int *alloc = NULL, rc;
-	bitstr_t *saved = NULL;
+	bool record, saved = false;
+	int *alloc = NULL, rc, nodes;
 	double t0, snapshot_us, tree_us;
 
 	if (!topo || !job_ptr || !job_ptr->details ||
-	    job_ptr->details->req_node_bitmap || job_ptr->details->contiguous ||
-	    topo_eval->req_nodes < 1 ||
-	    topo_eval->req_nodes > (uint32_t) topo->n_nodes)
+	    job_ptr->details->req_node_bitmap || job_ptr->details->contiguous)
+		return tree_eval(topo_eval);
+	nodes = _nodes_needed(topo_eval);
+	if (nodes < 1 || nodes > topo->n_nodes)
 		return tree_eval(topo_eval);
 	t0 = timing ? _now_us() : 0;
 	if (!(occ = _snapshot(topo_eval)))
@@ -414,47 +593,59 @@ extern int commtree_eval(topology_eval_t *topo_eval,
 	 * policies' costs and hop-bytes out of every test.
 	 */
 	record = job_ptr->job_id && IS_JOB_PENDING(job_ptr) &&
-		 !(job_ptr->bit_flags & BACKFILL_TEST);
+		 !(job_ptr->bit_flags & BACKFILL_TEST) &&
+		 !_test_only(topo_eval);
 	fallback = _job_profile(job_ptr, &prof, false);
 	if (!fallback)
 		fallback = _job_matrix(job_ptr, &matrix, record);
-	if (fallback)
-		policy = TB_POLICY_DEFAULT;
+	/* --switches=N: only tree knows how to honour it. */
+	if (!fallback && policy != TB_POLICY_DEFAULT && job_ptr->req_switch)
+		fallback = "switches";
 	job = (struct tb_job) {
-		.nodes = (int) topo_eval->req_nodes,
+		.nodes = nodes,
 		.comm = prof.comm,
 		.pattern = prof.pattern,
 		.comm_fraction = prof.comm_fraction,
 	};
 
-	if (policy != TB_POLICY_DEFAULT) {
+	if (!fallback && policy != TB_POLICY_DEFAULT) {
+		enum tb_status st;
+
 		alloc = xcalloc(job.nodes, sizeof(int));
-		if (tb_allocate(policy, topo, occ, &job, alloc) == TB_OK) {
-			saved = bit_copy(topo_eval->node_map);
+		st = tb_allocate(policy, topo, occ, &job, alloc);
+		if (st != TB_OK) {
+			fallback = _status_fallback(st);
+		} else if (!(saved = _save_state(topo_eval, &state))) {
+			fallback = "gres";
+		} else {
 			bit_clear_all(topo_eval->node_map);
 			for (int k = 0; k < job.nodes; k++)
 				bit_set(topo_eval->node_map, slurm_of[alloc[k]]);
-		} else {
-			policy = TB_POLICY_DEFAULT;
 		}
 		xfree(alloc);
 	}
+	if (fallback)
+		policy = TB_POLICY_DEFAULT;
 	t0 = timing ? _now_us() : 0;
 	rc = tree_eval(topo_eval);
 	tree_us = timing ? _now_us() - t0 : 0;
 	if (saved && rc != SLURM_SUCCESS) {
-		/* Tree could not account for our choice: its own stands. */
+		/* Tree could not account for our choice: its own stands,
+		 * on the state it was first given. */
 		debug("topology/commtree: %pJ: %s's nodes refused (%s); using topology/tree's",
 		      job_ptr, tb_policy_name(policy), slurm_strerror(rc));
-		bit_copybits(topo_eval->node_map, saved);
+		_restore_state(topo_eval, &state);
 		policy = TB_POLICY_DEFAULT;
+		fallback = "refused";
 		rc = tree_eval(topo_eval);
 	}
-	FREE_NULL_BITMAP(saved);
+	if (saved)
+		_free_state(&state);
 	if (timing)
 		_log_timing(job_ptr, policy, occ, &job, snapshot_us, tree_us);
 	if (rc == SLURM_SUCCESS && record)
-		_record(job_ptr, policy, occ, &job, &prof, matrix, fallback);
+		_record(job_ptr, policy, occ, &job, &prof, matrix, fallback,
+			topo_eval->node_map);
 	tb_matrix_free(matrix);
 	tb_occupancy_free(occ);
 	return rc;
