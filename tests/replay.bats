@@ -80,6 +80,76 @@ check_run() {
 	diff <(cut -f1,4- "$(last_run default)/plan.tsv") <(cut -f1,4- "$(last_run greedy)/plan.tsv")
 }
 
+@test "a replay of a replay's sacct.json has the original's log times and profiles" {
+	local orig run
+	orig=$(last_run default)
+	# Another SPEEDUP and SEED: log times must not be compressed twice, nor
+	# profiles drawn again. No SCALE: the sizes in sacct.json are scaled.
+	run make -s -C "$ROOT" replay LOG="$orig/sacct.json" JOBS=30 SPEEDUP=4000 SEED=7 POLICY=default
+	assert_success
+	run=$(ls -d "$ROOT"/results/*-log-default* | tail -n 1)
+	check_run "$run"
+	assert_equal "$(jq -r .log_format "$run/manifest.json")" sacct-json
+	# log_id offset runtime nodes comm pattern comm_percent, numerically.
+	assert_equal "$(wc -l <"$run/plan.tsv")" "$(wc -l <"$orig/plan.tsv")"
+	paste <(tail -n +2 "$orig/plan.tsv" | cut -f1-7) <(tail -n +2 "$run/plan.tsv" | cut -f1-7) |
+		awk -F'\t' 'function same(a, b) {return a ~ /^[0-9.]+$/ ? a + 0 == b + 0 : a == b}
+		     {for (k = 1; k <= 7; k++) if (!same($k, $(k + 7))) {print "line " NR ": " $0; bad = 1; next}}
+		     END {exit bad}'
+	# The run's facts are in its sacct.json, for the next replay.
+	assert_equal "$(jq '.testbed.speedup == 4000' "$run/sacct.json")" true
+	assert_equal "$(jq '.testbed.plan | length' "$run/sacct.json")" "$(($(wc -l <"$run/plan.tsv") - 1))"
+}
+
+@test "sacct.json written by collect() replays with the plan's log times and profiles" {
+	run python3 - "$ROOT/workloads" "$BATS_TEST_TMPDIR" <<-'PY'
+		import json, math, os, sys
+		sys.path.insert(0, sys.argv[1]); import logs, replay
+		tmp = sys.argv[2]
+		# A six-column log whose offsets SPEEDUP=300 does not divide: eligible
+		# times (whole wall seconds) would move them.
+		log_path = os.path.join(tmp, "w.jobs")
+		with open(log_path, "w") as f:
+		    f.write("Job_name Submit Runtime Nodes Comment Perc\n")
+		    for k in range(12):
+		        f.write(f"{k + 1} {1000 + 137 * k * k} {60 + 17 * k} {1 + k % 4} {k % 2} {10 * (k % 9 + 1)}\n")
+		args = replay.parse_args(["--log", log_path, "--speedup", "300", "--seed", "3"])
+		plan, _ = replay.make_plan(args, logs.read(log_path), None, 8)
+		run = os.path.join(tmp, "run"); os.mkdir(run)
+		replay.write_plan(os.path.join(run, "plan.tsv"), plan)
+		manifest = {"run_id": "R1", "speedup": 300.0, "t0": 5000.5, "seed": 3}
+		def fake_ctl(container, command, stdin=None, check=True):
+		    return json.dumps({"jobs": [{
+		        "job_id": i + 1, "name": f"R1:{p['log_id']}", "allocation_nodes": p["nodes"],
+		        "state": {"current": ["COMPLETED"]},
+		        "time": {"eligible": math.floor(5000.5 + p["offset"] / 300 + 0.5)},
+		        "comment": {"administrator": f"policy=default;comm={p['comm']};pattern={p['pattern']};"
+		                    f"comm_percent={p['comm_percent']:g};runtime_base={p['runtime']:g}"}}
+		        for i, p in enumerate(plan)]})
+		replay.ctl = fake_ctl
+		assert replay.collect(None, run, manifest, {p["log_id"]: i + 1 for i, p in enumerate(plan)}) == []
+		# Replayed at another SPEEDUP and SEED: the same log times and profiles.
+		sacct = os.path.join(run, "sacct.json")
+		args2 = replay.parse_args(["--log", sacct, "--speedup", "1000", "--seed", "9"])
+		plan2, _ = replay.make_plan(args2, logs.read(sacct), None, 8)
+		keys = ("log_id", "offset", "runtime", "nodes", "comm", "pattern", "comm_percent")
+		assert [[p[k] for k in keys] for p in plan2] == [[p[k] for k in keys] for p in plan], (plan, plan2)
+		# Without the recorded plan (a run made before), the manifest's SPEEDUP
+		# beside sacct.json still expands eligible times into log times: within
+		# a wall second x SPEEDUP of the original (BeginTime rounding).
+		doc = json.load(open(sacct)); del doc["testbed"]; json.dump(doc, open(sacct, "w"))
+		json.dump(manifest, open(os.path.join(run, "manifest.json"), "w"))
+		old = {j.log_id: j for j in logs.read(sacct).jobs}
+		for p in plan:
+		    j = old[p["log_id"]]
+		    assert abs(j.submit - p["offset"]) <= 300, (j.submit, p)
+		    assert (j.pattern, j.comm, j.runtime) == (p["pattern"], p["comm"], p["runtime"]), p
+		print(len(plan2))
+	PY
+	assert_success
+	assert_output 12
+}
+
 # A run directory of the policy that is not in the list given.
 new_run() {
 	local d

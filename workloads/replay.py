@@ -154,10 +154,16 @@ def make_plan(args, log, log_name, cluster_nodes):
             too_big.append(j.log_id)
             continue
         comm = j.comm if j.comm is not None else int(r_comm < args.comm)
-        if args.pattern == "mix":
-            pattern = PATTERNS[r_pattern]
-        else:
+        # PATTERN other than mix, else the log's (a replayed run's), else drawn.
+        if args.pattern != "mix":
             pattern = args.pattern
+        elif j.pattern is not None:
+            pattern = j.pattern
+            if pattern not in PATTERNS:
+                raise ReplayError(f"{log.path}: job {j.log_id}: unknown pattern "
+                                  f"'{pattern}'; valid: {' '.join(PATTERNS)}")
+        else:
+            pattern = PATTERNS[r_pattern]
         if args.ratio is not None:
             perc = args.ratio * 100
         elif j.comm_percent is not None:
@@ -530,9 +536,25 @@ def fmt_time(seconds):
     return (f"{d}d " if d else "") + f"{h:02d}:{m:02d}:{s:02d}"
 
 
-def collect(container, run_dir, run_id, submitted, timeout=120):
+def run_facts(manifest, plan):
+    """What a replay of this run's sacct.json needs and Slurm does not
+    keep exactly: the SPEEDUP that compressed it, its origin, and each
+    job's plan entry (log offset, base runtime, profile), in plan order.
+    Eligible times alone would move a job by up to SPEEDUP / 2 log seconds
+    (BeginTime has whole seconds), or more after a pause."""
+    def number(v):
+        return int(v) if isinstance(v, float) and v.is_integer() else v
+    keep = ("log_id", "offset", "runtime", "nodes", "comm", "pattern",
+            "comm_percent", "matrix_density")
+    return {"run_id": manifest["run_id"], "speedup": manifest["speedup"],
+            "t0": manifest["t0"], "seed": manifest.get("seed"),
+            "plan": [{k: number(p[k]) for k in keep if k in p} for p in plan]}
+
+
+def collect(container, run_dir, manifest, submitted, timeout=120):
     """sacct --json for exactly this run's jobs, once accounting has them
-    all in a final state."""
+    all in a final state, with the run's facts (run_facts) as "testbed"."""
+    run_id = manifest["run_id"]
     ids = sorted(submitted.values())
     deadline = time.time() + timeout
     while True:
@@ -549,6 +571,7 @@ def collect(container, run_dir, run_id, submitted, timeout=120):
         time.sleep(2)
     missing = sorted(set(ids) - {j["job_id"] for j in final})
     doc["jobs"] = sorted(final, key=lambda j: j["job_id"])
+    doc["testbed"] = run_facts(manifest, read_plan(os.path.join(run_dir, "plan.tsv")))
     write_atomic(os.path.join(run_dir, "sacct.json"), json.dumps(doc, indent=1))
     return missing
 
@@ -692,7 +715,7 @@ def main(argv):
             print(f"replay {run_id}: {len(plan)} jobs of {path} on {cluster} "
                   f"under {args.policy} at SPEEDUP={args.speedup:g}")
         container, submitted = run(args, run_dir, manifest)
-        missing = collect(container, run_dir, manifest["run_id"], submitted)
+        missing = collect(container, run_dir, manifest, submitted)
         manifest["wall_end"] = datetime.datetime.now(datetime.timezone.utc).isoformat()
         manifest["finished"] = not missing
         if missing:
