@@ -369,6 +369,58 @@ print(sorted(replay.read_submitted('$f', plan).items()))"
 	assert_equal "$(cat "$f")" "11 101"
 }
 
+@test "a lookup the controller does not answer is waited for, never taken for an absent job" {
+	run python3 - "$ROOT/workloads" "$BATS_TEST_TMPDIR" <<-'PY'
+		import os, sys
+		sys.path.insert(0, sys.argv[1]); import replay
+		run_dir = sys.argv[2]
+		shown, calls = [], []
+		replay.progress = lambda text, final=False: shown.append(text)
+		replay.time.sleep = lambda s: None
+		def fake_ctl(container, command, stdin=None, check=True):
+		    # The controller is down for three lookups, then has the job as 42;
+		    # like ctl(), a failed command raises unless check=False.
+		    calls.append(command)
+		    if len(calls) <= 3:
+		        if check:
+		            raise replay.ReplayError("'squeue' failed: Unable to contact slurm controller")
+		        return ""
+		    return "42\n7 R1:a\n8|R1:b\n" if "%j" in command else "42\n42\n"
+		replay.ctl = fake_ctl
+		class Dying:
+		    """Took job 42, died before answering; a second submission would be 43."""
+		    container, n = "c", 0
+		    def submit(self, fields):
+		        self.n += 1
+		        if self.n == 1:
+		            raise replay.ReplayError("tb-submit: no answer")
+		        return 43
+		sub = Dying()
+		assert replay.submit_with_retry(sub, ["R1:a"], run_dir) == 42 and sub.n == 1, sub.n
+		assert any("does not answer" in t for t in shown), shown
+		# RESUME's reconcile: no answer is waited for, not taken for "no jobs".
+		calls.clear()
+		submitted = {}
+		added = replay.reconcile("c", "R1", submitted, os.path.join(run_dir, "submitted.tsv"))
+		assert added == 2 and submitted == {"a": 7, "b": 8}, submitted
+		# A controller that never answers stops the run after ANSWER_WAIT, in
+		# one line, with nothing submitted again.
+		def silent(*a, **k):
+		    raise replay.ReplayError("'squeue' failed: Unable to contact slurm controller")
+		replay.ctl, replay.ANSWER_WAIT = silent, 5
+		sub = Dying()
+		try:
+		    replay.submit_with_retry(sub, ["R1:c"], run_dir)
+		    raise AssertionError("no error")
+		except replay.ReplayError as e:
+		    assert sub.n == 1 and "\n" not in str(e), (sub.n, e)
+		    print(e)
+	PY
+	assert_success
+	assert_output --partial "the controller gave no answer in "
+	assert_output --partial "nothing was submitted again"
+}
+
 @test "the time left shown is the work not done on the whole machine" {
 	# a done; b running for 2 of its 5 wall seconds; c pending; d not
 	# submitted yet: (0 + 2 x 3 + 8 x 1 + 4 x 4) node-s on 8 nodes.

@@ -311,9 +311,12 @@ def read_submitted(path, plan):
 
 def reconcile(container, run_id, submitted, path):
     """Jobs Slurm has for this run that submitted.tsv lacks (the driver
-    died between submission and the write) are recorded, not submitted again."""
-    out = ctl(container, f"squeue -h -a -o '%i %j' ; sacct -X -n -P -a "
-              f"--starttime=now-7days -o JobID,JobName", check=False)
+    died between submission and the write) are recorded, not submitted
+    again. A controller that does not answer is waited for: its silence
+    says nothing about which jobs it has."""
+    out = slurm_answer(container, f"squeue -h -a -o '%i %j' && sacct -X -n -P -a "
+                       f"--starttime=now-7days -o JobID,JobName",
+                       "which jobs of the run Slurm has", os.path.dirname(path))
     added = 0
     with open(path, "a", encoding="utf-8") as f:
         for line in out.splitlines():
@@ -328,6 +331,35 @@ def reconcile(container, run_id, submitted, path):
         f.flush()
         os.fsync(f.fileno())
     return added
+
+
+# How long the driver waits for a controller that does not answer whether
+# it has a job, asking again every few seconds, before it stops.
+ANSWER_WAIT = 600
+
+
+def slurm_answer(container, command, what, run_dir):
+    """The output of squeue/sacct `command` once every command of it
+    succeeded. A failed lookup is no answer, not an empty one: taking it
+    for "absent" would submit again a job the controller accepted before
+    it died. Waits up to ANSWER_WAIT seconds, saying so, then stops the
+    run; RESUME continues it once the controller is back."""
+    waited, delay = 0.0, 1.0
+    while True:
+        try:
+            return ctl(container, command)
+        except ReplayError as e:
+            reason = str(e)
+        if waited >= ANSWER_WAIT:
+            raise ReplayError(f"the controller gave no answer in {waited:.0f} s on "
+                              f"{what} ({reason}); nothing was submitted again: bring "
+                              f"it back, then {resume_hint(run_dir)}")
+        progress(f"replay: the controller does not answer on {what}; "
+                 f"asking again ({waited:.0f} of {ANSWER_WAIT} s)")
+        log_line(run_dir, f"no answer on {what}: {reason}")
+        time.sleep(delay)
+        waited += delay
+        delay = min(10.0, 2 * delay)
 
 
 def install_batch_script(container):
@@ -512,19 +544,24 @@ def run(args, run_dir, manifest):
 def submit_with_retry(submitter, fields, run_dir):
     """A controller restart mid-replay costs retries, not jobs; a job the
     controller took before its answer was lost is found by name, not
-    submitted twice."""
+    submitted twice (and while the controller cannot say, it is waited for)."""
+    name = fields[0]
     for attempt in range(30):
         try:
             return submitter.submit(fields)
         except ReplayError as e:
             log_line(run_dir, f"retry {attempt + 1}: {e}")
             time.sleep(min(10, 1 + attempt))
-            found = set(ctl(submitter.container,
-                            f"squeue -h -a -n '{fields[0]}' -o %i; "
-                            f"sacct -X -n -P -a --starttime=now-7days "
-                            f"--name='{fields[0]}' -o JobID", check=False).split())
-            if len(found) == 1 and next(iter(found)).isdigit():
-                return int(found.pop())
+            found = sorted({int(x) for x in slurm_answer(
+                submitter.container,
+                f"squeue -h -a -n '{name}' -o %i && "
+                f"sacct -X -n -P -a --starttime=now-7days --name='{name}' -o JobID",
+                f"whether it has job {name}", run_dir).split() if x.isdigit()})
+            if len(found) > 1:
+                log_line(run_dir, f"{name} is in Slurm {len(found)} times: "
+                         f"{' '.join(map(str, found))}; keeping {found[0]}")
+            if found:
+                return found[0]
     raise ReplayError(f"submissions kept failing; see {run_dir}/replay.log")
 
 
