@@ -276,6 +276,7 @@ def report(run_dir, aph_tool, topology):
     m["incomplete"] = bool(missing)
     if missing:
         m["missing_jobs"] = missing
+    m.update(pauses(manifest, run_dir))
     write_atomic(os.path.join(run_dir, "metrics.json"),
                  json.dumps(clean(m), indent=2) + "\n")
     with open(os.path.join(run_dir, "jobs.csv.tmp"), "w", newline="",
@@ -291,6 +292,25 @@ def report(run_dir, aph_tool, topology):
     return m, missing
 
 
+def pauses(manifest, run_dir):
+    """Whether the run was stopped and resumed, and for how long (in log
+    time, like every metric): jobs due meanwhile became eligible together
+    at the resume, and an idle pause counts in makespan and utilization."""
+    if manifest.get("resumed"):
+        return {"resumed": True, "pauses": len(manifest.get("pauses", [])),
+                "paused_log_s": fnum(manifest.get("paused_s")) * manifest["speedup"],
+                "jobs_late": manifest.get("jobs_late")}
+    # Runs resumed before the manifest recorded pauses: replay.log says so.
+    try:
+        with open(os.path.join(run_dir, "replay.log"), encoding="utf-8") as f:
+            resumed = any(line.rstrip("\n").endswith(" resumed") for line in f)
+    except OSError:
+        resumed = False
+    if resumed:
+        return {"resumed": True, "pauses": None, "paused_log_s": None, "jobs_late": None}
+    return {"resumed": False}
+
+
 def summary_md(manifest, m, plots, missing):
     out = [f"# Replay {manifest['run_id']}", "",
            f"{manifest['jobs']} jobs of `{manifest.get('log_file', manifest['log'])}` "
@@ -298,6 +318,24 @@ def summary_md(manifest, m, plots, missing):
            f"({manifest['cluster_nodes']} nodes) under `{manifest['policy']}`, "
            f"SPEEDUP={manifest['speedup']:g}, seed {manifest['seed']}. "
            "Times are in log time.", ""]
+    if m.get("resumed"):
+        if m.get("pauses") is None:
+            out += ["**Resumed:** the replay was stopped and resumed (RESUME); its "
+                    "manifest predates the recording of pauses, so their length and the "
+                    "jobs they made late are unknown. Jobs due during a pause became "
+                    "eligible at the resume, and the pause counts in makespan and "
+                    "utilization.", ""]
+        else:
+            late = m["jobs_late"] or 0
+            out += [f"**Resumed:** the replay was stopped {m['pauses']} time(s) for "
+                    f"{fmt(m['paused_log_s'])} s of log time in all "
+                    f"({fmt(manifest.get('paused_s'))} s of wall time; manifest.json "
+                    "lists the pauses). " +
+                    (f"{late} jobs due during a pause became eligible late, together at "
+                     "the resume; their waits start then, and the pause counts in "
+                     "makespan and utilization." if late else
+                     "No job was due during a pause; the pause still counts in makespan "
+                     "and utilization if it left the cluster idle."), ""]
     if missing:
         out += [f"**Incomplete:** {len(missing)} jobs of the window are missing from "
                 f"sacct.json: {', '.join(missing[:20])}{' ...' if len(missing) > 20 else ''}",
@@ -417,6 +455,9 @@ def main(argv):
             print("report: individual runs, % less execution time than default at equal "
                   "state: " + ", ".join(f"{p} {fmt(ir['all'][p], 2)}" for p in POLICIES) +
                   " (comm jobs: " + ", ".join(f"{p} {fmt(ir['comm'][p], 2)}" for p in POLICIES) + ")")
+            if m.get("resumed"):
+                print(f"report: resumed run: paused {fmt(m.get('paused_log_s'))} s of log "
+                      f"time, {fmt(m.get('jobs_late'))} jobs made late (see summary.md)")
             if missing:
                 print(f"report: incomplete: {len(missing)} jobs missing from sacct.json "
                       f"(first: {missing[0]})", file=sys.stderr)

@@ -266,6 +266,69 @@ print(len(big.split(';')) - 1)"
 	check_run "$run" resumed
 	# No log job was submitted twice.
 	assert_equal "$(cut -d' ' -f1 "$run/submitted.tsv" | sort | uniq -d | wc -l)" 0
+	# The pause is in the manifest (SIGTERM recorded when it began) and the
+	# report says so.
+	assert_equal "$(jq .resumed "$run/manifest.json")" true
+	assert_equal "$(jq '.pauses | length' "$run/manifest.json")" 1
+	assert_equal "$(jq '.pauses[0].start_estimated' "$run/manifest.json")" false
+	assert_equal "$(jq '.paused_s > 0 and .jobs_late == (.pauses[0].late_log_ids | length)' "$run/manifest.json")" true
+	make -s -C "$ROOT" report RUN="$(basename "$run")" >/dev/null
+	assert_equal "$(jq .resumed "$run/metrics.json")" true
+	assert_equal "$(jq --slurpfile m "$run/manifest.json" '.paused_log_s == $m[0].paused_s * $m[0].speedup' "$run/metrics.json")" true
+	grep -q '^\*\*Resumed:\*\*' "$run/summary.md"
+}
+
+@test "RESUME on another cluster than the run's is refused in one line" {
+	local id=20000101T000000Z-theta-greedy-other
+	mkdir -p "$ROOT/results/$id"
+	printf '{\n  "run_id": "%s",\n  "cluster": "hpc2010",\n  "policy": "greedy",\n  "finished": false\n}\n' \
+		"$id" >"$ROOT/results/$id/manifest.json"
+	run make -s -C "$ROOT" replay RESUME="$id"
+	rm -rf "${ROOT:?}/results/$id"
+	assert_failure
+	assert_output --partial "error: RESUME=$id ran on cluster 'hpc2010', but 'tiny' is up; make down, then make up CLUSTER=hpc2010"
+}
+
+@test "a pause is measured from when the driver stopped, and the jobs it made late are named" {
+	run python3 - "$ROOT/workloads" "$BATS_TEST_TMPDIR" <<-'PY'
+		import json, os, sys, time
+		sys.path.insert(0, sys.argv[1]); import replay
+		run_dir = sys.argv[2]
+		manifest = {"run_id": "R1", "t0": 1000.0, "speedup": 10.0, "cluster": "tiny"}
+		replay.write_manifest(run_dir, manifest)
+		open(os.path.join(run_dir, "replay.log"), "w").close()
+		# Killed at wall 1012 (nothing recorded, so the last write counts): a
+		# and b were submitted, c (due at 1015) and d (at 1030) not. Resumed
+		# at 1020: c is late.
+		os.utime(os.path.join(run_dir, "replay.log"), (1012, 1012))
+		os.utime(os.path.join(run_dir, "manifest.json"), (1005, 1005))
+		plan = [{"log_id": k, "offset": o} for k, o in (("a", 0), ("b", 100), ("c", 150), ("d", 300))]
+		stopped = replay.stopped_at(manifest, run_dir)
+		assert stopped == (1012, True), stopped
+		late = replay.record_pause(run_dir, manifest, plan, {"a": 1, "b": 2}, stopped, 1020.0)
+		assert late == ["c"], late
+		m = json.load(open(os.path.join(run_dir, "manifest.json")))
+		assert m["resumed"] is True and m["paused_s"] == 8 and m["jobs_late"] == 1, m
+		p = m["pauses"][0]
+		assert (p["start_epoch"], p["end_epoch"], p["late_log_ids"], p["start_estimated"]) == \
+		    (1012, 1020, ["c"], True), p
+		# Ctrl-C records when the driver stopped; the first stop counts (a
+		# RESUME that fails early does not shorten the pause); pauses add up.
+		replay.mark_stopped(run_dir)
+		t = json.load(open(os.path.join(run_dir, "manifest.json")))["stopped_at"]
+		replay.mark_stopped(run_dir)
+		m = json.load(open(os.path.join(run_dir, "manifest.json")))
+		assert m["stopped_at"] == t and abs(t - time.time()) < 5, m
+		stopped = replay.stopped_at(m, run_dir)
+		assert stopped == (t, False), stopped
+		replay.record_pause(run_dir, m, plan, {"a": 1, "b": 2, "c": 3}, stopped, t + 30)
+		m = json.load(open(os.path.join(run_dir, "manifest.json")))
+		assert len(m["pauses"]) == 2 and m["jobs_late"] == 2 and abs(m["paused_s"] - 38) < 1e-6, m
+		assert "stopped_at" not in m, m
+		print(m["paused_s"])
+	PY
+	assert_success
+	assert_output 38.0
 }
 
 @test "a controller restart mid-replay loses and duplicates no job" {

@@ -78,6 +78,30 @@ near() { awk -v a="$1" -v b="$2" 'BEGIN {d = a - b; exit !(d < 1e-6 && d > -1e-6
 	grep -q 'Incomplete' "$RUN_DIR/summary.md"
 }
 
+@test "a resumed run's pauses reach metrics.json and summary.md" {
+	report
+	assert_equal "$(metric .resumed)" false
+	! grep -q 'Resumed' "$RUN_DIR/summary.md"
+	jq '.resumed = true | .paused_s = 12.5 | .jobs_late = 2
+		| .pauses = [{"seconds": 12.5, "jobs_late": 2, "late_log_ids": ["b", "c"]}]' \
+		"$RUN_DIR/manifest.json" >"$RUN_DIR/m" && mv "$RUN_DIR/m" "$RUN_DIR/manifest.json"
+	run report
+	assert_success
+	assert_output --partial "report: resumed run: paused 125.0 s of log time, 2 jobs made late"
+	assert_equal "$(metric .resumed)" true
+	near "$(metric .paused_log_s)" 125
+	near "$(metric .jobs_late)" 2
+	grep -q '^\*\*Resumed:\*\* the replay was stopped 1 time(s) for 125.0 s of log time' "$RUN_DIR/summary.md"
+}
+
+@test "a run resumed before pauses were recorded is still marked resumed" {
+	printf '10:00:00 plan: 3 jobs\n10:05:00 resumed\n10:06:00 finished\n' >"$RUN_DIR/replay.log"
+	report
+	assert_equal "$(metric .resumed)" true
+	assert_equal "$(metric .paused_log_s)" null
+	grep -q 'length and the jobs they made late are unknown' "$RUN_DIR/summary.md"
+}
+
 @test "make report with an unknown run lists the runs" {
 	run make -s -C "$ROOT" report RUN=nope
 	assert_failure

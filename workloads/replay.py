@@ -471,7 +471,70 @@ class SubmitterPool:
             sub.close()
 
 
-def run(args, run_dir, manifest):
+def stopped_at(manifest, run_dir):
+    """When a stopped run's driver stopped, and whether that is an estimate:
+    the time it recorded on the way out, else (killed, or the disk was
+    full) the last write to the run directory; the driver touches
+    replay.log at every progress line, so that is within one of them."""
+    if manifest.get("stopped_at"):
+        return float(manifest["stopped_at"]), bool(manifest.get("stopped_estimated"))
+    last = 0.0
+    for name in ("replay.log", "submitted.tsv", "manifest.json"):
+        try:
+            last = max(last, os.path.getmtime(os.path.join(run_dir, name)))
+        except OSError:
+            pass
+    return last, True
+
+
+def mark_stopped(run_dir):
+    """Records in the manifest when the driver stopped (for RESUME to
+    measure the pause). The first stop counts: a RESUME that fails before
+    it submits anything does not shorten the pause. Best effort: on a full
+    disk the last write's time stands in."""
+    path = os.path.join(run_dir or "", "manifest.json")
+    try:
+        with open(path, encoding="utf-8") as f:
+            manifest = json.load(f)
+        if not manifest.get("finished") and not manifest.get("stopped_at"):
+            manifest["stopped_at"] = time.time()
+            write_manifest(run_dir, manifest)
+    except (OSError, ValueError):
+        pass
+
+
+def iso(epoch):
+    return datetime.datetime.fromtimestamp(epoch, datetime.timezone.utc).isoformat()
+
+
+def record_pause(run_dir, manifest, plan, submitted, stopped, now):
+    """A RESUME changes the experiment: jobs whose time came while the
+    driver was stopped are submitted now, all eligible at once, and the
+    pause can idle the cluster, which makespan and utilization then count.
+    The manifest says so: each pause (start, end, the jobs made late) and,
+    over the run, resumed, paused_s (wall seconds) and jobs_late."""
+    start, estimated = stopped
+    start = min(start or now, now)
+    t0, speedup = manifest["t0"], manifest["speedup"]
+    late = [p["log_id"] for p in plan if p["log_id"] not in submitted
+            and t0 + p["offset"] / speedup < now]
+    manifest.setdefault("pauses", []).append({
+        "start": iso(start), "end": iso(now), "start_epoch": round(start, 3),
+        "end_epoch": round(now, 3), "seconds": round(now - start, 3),
+        "start_estimated": estimated, "jobs_late": len(late), "late_log_ids": late})
+    manifest["resumed"] = True
+    manifest["paused_s"] = round(sum(p["seconds"] for p in manifest["pauses"]), 3)
+    manifest["jobs_late"] = sum(p["jobs_late"] for p in manifest["pauses"])
+    manifest.pop("stopped_at", None)
+    manifest.pop("stopped_estimated", None)
+    write_manifest(run_dir, manifest)
+    log_line(run_dir, f"resume: paused {now - start:.0f} s"
+             f"{' (estimated from the last write)' if estimated else ''}, "
+             f"{len(late)} jobs made late")
+    return late
+
+
+def run(args, run_dir, manifest, stopped=None):
     container = controller()
     plan = read_plan(os.path.join(run_dir, "plan.tsv"))
     sub_path = os.path.join(run_dir, "submitted.tsv")
@@ -479,6 +542,12 @@ def run(args, run_dir, manifest):
     added = reconcile(container, manifest["run_id"], submitted, sub_path)
     if added:
         log_line(run_dir, f"resume: {added} jobs found in Slurm, not submitted again")
+    if stopped is not None:
+        late = record_pause(run_dir, manifest, plan, submitted, stopped, time.time())
+        if late:
+            progress(f"replay {manifest['run_id']}: resumed; {len(late)} jobs whose time "
+                     "passed during the pause become eligible now (recorded in the "
+                     "manifest)", final=True)
     install_batch_script(container)
     t0 = manifest["t0"]
     speedup = manifest["speedup"]
@@ -510,6 +579,9 @@ def run(args, run_dir, manifest):
                 # to notice the end, but the line is still printed at the
                 # reporting interval: a log of hours stays readable.
                 report = now - last_report >= args.report_every
+                if report:
+                    # A heartbeat: a killed driver's pause starts about here.
+                    os.utime(os.path.join(run_dir, "replay.log"))
                 if report or i >= len(plan):
                     queued = queue_state(container, run_id)
                     if queued is None:
@@ -714,6 +786,17 @@ def main(argv):
                 manifest = json.load(f)
             if manifest.get("finished"):
                 raise ReplayError(f"run {args.resume} is already complete")
+            cluster, _ = cluster_facts(args.root)
+            if cluster != manifest["cluster"]:
+                raise ReplayError(f"RESUME={args.resume} ran on cluster "
+                                  f"'{manifest['cluster']}', but '{cluster}' is up; "
+                                  f"make down, then make up CLUSTER={manifest['cluster']}")
+            stopped = stopped_at(manifest, run_dir)
+            if not manifest.get("stopped_at"):
+                # Kept, so that a RESUME failing before it submits (no
+                # controller) neither loses nor shortens the pause.
+                manifest["stopped_at"], manifest["stopped_estimated"] = stopped
+                write_manifest(run_dir, manifest)
             log_line(run_dir, "resumed")
         else:
             if not args.log:
@@ -751,7 +834,8 @@ def main(argv):
                      f"{log.skipped_no_runtime} without runtime")
             print(f"replay {run_id}: {len(plan)} jobs of {path} on {cluster} "
                   f"under {args.policy} at SPEEDUP={args.speedup:g}")
-        container, submitted = run(args, run_dir, manifest)
+        container, submitted = run(args, run_dir, manifest,
+                                   stopped if args.resume else None)
         missing = collect(container, run_dir, manifest, submitted)
         manifest["wall_end"] = datetime.datetime.now(datetime.timezone.utc).isoformat()
         manifest["finished"] = not missing
@@ -763,12 +847,15 @@ def main(argv):
         print(f"results in {shown(run_dir, args.root)}/")
         return 0 if not missing else 1
     except (ReplayError, logs.LogError) as e:
+        mark_stopped(run_dir)
         print(f"error: {e}", file=sys.stderr)
         return 1
     except OSError as e:
+        mark_stopped(run_dir)
         print(f"error: {os_error(e, run_dir)}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
+        mark_stopped(run_dir)
         print(f"\ninterrupted; continue with {resume_hint(run_dir)}", file=sys.stderr)
         return 130
 
