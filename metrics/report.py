@@ -212,10 +212,21 @@ def compute_aph(rows_src, sacct, tool, topology):
             lines.append(f"{j['job_id']} {','.join(names)}")
     r = subprocess.run([tool, topology], input="\n".join(lines) + "\n",
                        capture_output=True, text=True, check=False)
+    # A node the topology lacks (another cluster's tree) would leave APH
+    # silently wrong: any complaint stops the report.
+    err = (r.stderr.strip().splitlines() or [f"exit status {r.returncode}"])[0]
+    if r.returncode != 0 or r.stderr.strip():
+        raise ReportError(f"{os.path.basename(tool)} failed on {topology}: {err}")
     out = {}
-    for line in r.stdout.splitlines():
-        jid, leaves, aph = line.split()
-        out[int(jid)] = (int(leaves), float(aph))
+    try:
+        for line in r.stdout.splitlines():
+            jid, leaves, aph = line.split()
+            out[int(jid)] = (int(leaves), float(aph))
+    except ValueError:
+        raise ReportError(f"{os.path.basename(tool)}: unexpected output '{line}'")
+    if len(out) != len(lines):
+        raise ReportError(f"{os.path.basename(tool)} measured {len(out)} of "
+                          f"{len(lines)} jobs on {topology}")
     return out
 
 
@@ -277,6 +288,12 @@ def report(run_dir, aph_tool, topology):
     if missing:
         m["missing_jobs"] = missing
     m.update(pauses(manifest, run_dir))
+    # The tree APH was measured on: the run's own copy, or (runs made
+    # before runs kept theirs) one generated again at report time.
+    m["aph_topology"] = (None if not (aph_tool and topology) else "run"
+                         if os.path.abspath(topology) ==
+                         os.path.abspath(os.path.join(run_dir, "topology.json"))
+                         else "regenerated")
     write_atomic(os.path.join(run_dir, "metrics.json"),
                  json.dumps(clean(m), indent=2) + "\n")
     with open(os.path.join(run_dir, "jobs.csv.tmp"), "w", newline="",
@@ -318,6 +335,10 @@ def summary_md(manifest, m, plots, missing):
            f"({manifest['cluster_nodes']} nodes) under `{manifest['policy']}`, "
            f"SPEEDUP={manifest['speedup']:g}, seed {manifest['seed']}. "
            "Times are in log time.", ""]
+    if m.get("aph_topology") == "regenerated":
+        out += ["**APH** is measured on the topology of "
+                f"`{manifest['cluster']}` as generated at report time: this run "
+                "predates runs keeping their own `topology.json`.", ""]
     if m.get("resumed"):
         if m.get("pauses") is None:
             out += ["**Resumed:** the replay was stopped and resumed (RESUME); its "

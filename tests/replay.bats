@@ -35,6 +35,9 @@ check_run() {
 	assert_equal "$(jq '[.jobs[].name] | unique | length' "$run/sacct.json")" "$planned"
 	assert_equal "$(jq '[.jobs[] | select(.state.current[0] != "COMPLETED")] | length' "$run/sacct.json")" 0
 	assert_equal "$(jq -r .finished "$run/manifest.json")" true
+	# The run keeps the topology it ran on, for the report's APH.
+	assert_equal "$(sha256sum <"$run/topology.json" | cut -d' ' -f1)" \
+		"$(jq -r .topology_sha256 "$run/manifest.json")"
 	# Elapsed = scaled runtime / SPEEDUP, within 1 s (sacct counts whole
 	# seconds) plus up to 2 s of launch overhead (slurmstepd starting on a
 	# front end; seen up to 2.2 s with several jobs starting at once on a
@@ -389,9 +392,9 @@ fill_small_disk() {
 	docker volume create --opt type=tmpfs --opt device=tmpfs \
 		--opt o=size=256k,uid="$(id -u)" "$FULL_VOL" >/dev/null
 	docker run -d --name "$FULL_VOL" -v "$FULL_VOL:/small" testbed-tools:latest sleep 900 >/dev/null
-	# Three pages: plan.tsv, manifest.json and replay.log fit, the first
-	# line of submitted.tsv does not, after jobs went to Slurm.
-	fill_small_disk 3
+	# Four pages: plan.tsv, topology.json, manifest.json and replay.log
+	# fit, the first line of submitted.tsv does not, after jobs went to Slurm.
+	fill_small_disk 4
 	run replay_on_small_disk "${REPLAY_ARGS[@]}" POLICY=default
 	assert_failure
 	assert_output --regexp "error: /small/[0-9TZ]+-theta-default: No space left on device; jobs already submitted keep running: make room, then make replay RESUME=[0-9TZ]+-theta-default"

@@ -81,7 +81,7 @@ near() { awk -v a="$1" -v b="$2" 'BEGIN {d = a - b; exit !(d < 1e-6 && d > -1e-6
 @test "a resumed run's pauses reach metrics.json and summary.md" {
 	report
 	assert_equal "$(metric .resumed)" false
-	! grep -q 'Resumed' "$RUN_DIR/summary.md"
+	if grep -q 'Resumed' "$RUN_DIR/summary.md"; then fail "summary.md says resumed"; fi
 	jq '.resumed = true | .paused_s = 12.5 | .jobs_late = 2
 		| .pauses = [{"seconds": 12.5, "jobs_late": 2, "late_log_ids": ["b", "c"]}]' \
 		"$RUN_DIR/manifest.json" >"$RUN_DIR/m" && mv "$RUN_DIR/m" "$RUN_DIR/manifest.json"
@@ -100,6 +100,43 @@ near() { awk -v a="$1" -v b="$2" 'BEGIN {d = a - b; exit !(d < 1e-6 && d > -1e-6
 	assert_equal "$(metric .resumed)" true
 	assert_equal "$(metric .paused_log_s)" null
 	grep -q 'length and the jobs they made late are unknown' "$RUN_DIR/summary.md"
+}
+
+@test "APH is measured on the run's own topology.json when it has one" {
+	cp "$ROOT/build/test-config/tiny/topology.json" "$RUN_DIR/topology.json"
+	run python3 "$ROOT/metrics/report.py" report "$RUN_DIR" \
+		--aph-tool "$ROOT/build/c/tb-aph" --topology "$RUN_DIR/topology.json"
+	assert_success
+	near "$(metric .aph_mean)" 2.8888889
+	assert_equal "$(metric .aph_topology)" run
+	if grep -q 'generated at report time' "$RUN_DIR/summary.md"; then fail "summary.md says regenerated"; fi
+	# Given another tree (here: generated again), the summary says so.
+	report
+	assert_equal "$(metric .aph_topology)" regenerated
+	grep -q 'as generated at report time' "$RUN_DIR/summary.md"
+}
+
+@test "a failing tb-aph stops the report in one line, writing nothing" {
+	# Nodes the topology does not have: another cluster's run.
+	sed -i 's/"t\[00-03\]"/"x[00-03]"/' "$RUN_DIR/sacct.json"
+	run report
+	assert_failure
+	assert_equal "${#lines[@]}" 1
+	assert_output --partial "error: tb-aph failed on $ROOT/build/test-config/tiny/topology.json: tb-aph: stdin:1: unknown node 'x00'"
+	[ ! -e "$RUN_DIR/metrics.json" ] && [ ! -e "$RUN_DIR/summary.md" ] || fail "a failed report wrote files"
+}
+
+@test "make report uses the run's topology.json, or says it regenerates one" {
+	run env RESULTS_DIR="$BATS_TEST_TMPDIR" make -s -C "$ROOT" report RUN=run
+	assert_success
+	assert_output --partial "report: run has no topology.json (made before runs kept theirs): APH on tiny's topology as generated now"
+	assert_equal "$(metric .aph_topology)" regenerated
+	cp "$ROOT/build/test-config/tiny/topology.json" "$RUN_DIR/topology.json"
+	run env RESULTS_DIR="$BATS_TEST_TMPDIR" make -s -C "$ROOT" report RUN=run
+	assert_success
+	refute_output --partial "no topology.json"
+	assert_equal "$(metric .aph_topology)" run
+	near "$(metric .aph_mean)" 2.8888889
 }
 
 @test "make report with an unknown run lists the runs" {

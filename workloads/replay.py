@@ -19,6 +19,7 @@ RESUME continues from), sacct.json, manifest.json and replay.log.
 import argparse
 import concurrent.futures
 import datetime
+import hashlib
 import json
 import math
 import os
@@ -126,6 +127,32 @@ def cluster_facts(root):
             k, _, v = line.strip().partition("=")
             env[k] = v
     return name, int(env["NODES"])
+
+
+def keep_topology(root, name, run_dir):
+    """The running cluster's topology.json (make up generated it) into the
+    run directory, whole or not at all: the report measures APH on the
+    tree the run had, not on one generated again later. Its sha256."""
+    src = os.path.join(root, "build", "clusters", name, "topology.json")
+    try:
+        with open(src, "rb") as f:
+            data = f.read()
+    except OSError as e:
+        raise ReplayError(f"{src}: {e.strerror}; run 'make up CLUSTER={name}' again")
+    tmp = os.path.join(run_dir, "topology.json.tmp")
+    try:
+        with open(tmp, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, os.path.join(run_dir, "topology.json"))
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    return hashlib.sha256(data).hexdigest()
 
 
 def make_plan(args, log, log_name, cluster_nodes):
@@ -811,7 +838,12 @@ def main(argv):
             run_dir = os.path.join(results, run_id)
             os.mkdir(run_dir)
             write_plan(os.path.join(run_dir, "plan.tsv"), plan)
-            container = controller()
+            try:
+                topology_sha = keep_topology(args.root, cluster, run_dir)
+                container = controller()
+            except ReplayError:
+                shutil.rmtree(run_dir, ignore_errors=True)
+                raise
             manifest = {
                 "run_id": run_id, "cluster": cluster, "cluster_nodes": cluster_nodes,
                 "policy": args.policy, "log": log_name or os.path.abspath(path),
@@ -824,6 +856,7 @@ def main(argv):
                 "comm": args.comm, "pattern": args.pattern,
                 "ratio": args.ratio, "sparsity": args.sparsity,
                 "size_divisor": args.scale or logs.STUDY_SIZE_DIVISOR.get(log_name or "", 1),
+                "topology_sha256": topology_sha,
                 "git_revision": git_revision(args.root),
                 "slurm_version": ctl(container, "sinfo --version").strip(),
                 "t0": time.time() + 5,
