@@ -11,7 +11,7 @@ CMD ?=
 SCENARIO ?=
 SERVICE ?=
 export CLUSTER POLICY FRONTENDS EMULATORS SERVICE WORKLOADS_DIR TOPOLOGIES_DIR READY_TIMEOUT BENCH
-export LOG SPEEDUP JOBS FIRST SEED COMM PATTERN RATIO SPARSITY SCALE STRICT RESUME LEAD LIMIT_GRID RESULTS_DIR LOGS FROM
+export LOG SPEEDUP JOBS FIRST SEED COMM PATTERN RATIO SPARSITY SCALE STRICT RESUME LEAD LIMIT_GRID RESULTS_DIR LOGS FROM FORCE
 # CMD goes to the script untouched: no make expansion of $, no shell
 # re-quoting, so quotes and $(...) reach the container as typed.
 TESTBED_CMD := $(value CMD)
@@ -55,6 +55,8 @@ help: ## list targets and parameters
 	@echo "  STRICT=1          refuse a window with jobs larger than the cluster"
 	@echo "  RESUME=<run-id>   continue an interrupted replay"
 	@echo "  RESULTS_DIR=<dir> where runs are written and read (default results/)"
+	@echo "  FORCE=1           make compare: compare runs that differ in more than the policy"
+	@echo "                    (SEED, COMM, ..., cluster, window), with a warning"
 
 up: ## build missing images, generate the config, start CLUSTER, wait until every node is idle
 	@$(TESTBED) up "$(CLUSTER)"

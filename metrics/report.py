@@ -11,6 +11,7 @@ multiplied by the run's SPEEDUP, so runs at different speedups compare.
 
 import argparse
 import csv
+import hashlib
 import json
 import math
 import os
@@ -376,7 +377,49 @@ def summary_md(manifest, m, plots, missing):
     return "\n".join(out)
 
 
-def compare(run_dirs, out_dir):
+# What makes two replays one experiment, as (make variable, manifest key):
+# runs that differ in any of these do not measure a policy's effect alone.
+SAME_EXPERIMENT = [("LOG", "log_file"), ("FIRST", "first"), ("JOBS", "jobs"),
+                   ("SEED", "seed"), ("COMM", "comm"), ("PATTERN", "pattern"),
+                   ("RATIO", "ratio"), ("SPARSITY", "sparsity"), ("SCALE", "size_divisor"),
+                   ("LIMIT_GRID", "limit_grid_s"), ("CLUSTER", "cluster"),
+                   ("CLUSTER nodes", "cluster_nodes")]
+
+
+def run_topology(run_dir, manifest):
+    """The sha256 of the topology the run had, or None (older runs)."""
+    if manifest.get("topology_sha256"):
+        return manifest["topology_sha256"]
+    path = os.path.join(run_dir, "topology.json")
+    if not os.path.exists(path):
+        return None
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()
+
+
+def differences(runs):
+    """[(parameter, "value (run) vs value (run) ...")] over the runs:
+    every SAME_EXPERIMENT parameter, the topology (among runs that kept
+    theirs) and SPEEDUP unless all runs have one policy (a SPEEDUP study)."""
+    def shown(v):
+        return "unset" if v is None else format(v, "g") if isinstance(v, float) else str(v)
+    checks = [(name, [(m.get(key), m["run_id"]) for _, m, _ in runs])
+              for name, key in SAME_EXPERIMENT]
+    topo = [(run_topology(d, m), m["run_id"]) for d, m, _ in runs]
+    checks.append(("topology", [(t[:12], r) for t, r in topo if t]))
+    if len({m["policy"] for _, m, _ in runs}) > 1:
+        checks.append(("SPEEDUP", [(m["speedup"], m["run_id"]) for _, m, _ in runs]))
+    out = []
+    for name, values in checks:
+        if len({shown(v) for v, _ in values}) > 1:
+            first = {}
+            for v, r in values:
+                first.setdefault(shown(v), r)
+            out.append((name, " vs ".join(f"{v} ({r})" for v, r in first.items())))
+    return out
+
+
+def compare(run_dirs, out_dir, force=False):
     runs = []
     for d in run_dirs:
         with open(os.path.join(d, "metrics.json"), encoding="utf-8") as f:
@@ -391,11 +434,18 @@ def compare(run_dirs, out_dir):
             raise ReportError("RUNS mixes policies but has no run under "
                               "POLICY=default to compare against")
         base = runs[0]
-    for d, man, _ in runs:
-        if (man["log_file"], man["first"], man["jobs"]) != \
-                (base[1]["log_file"], base[1]["first"], base[1]["jobs"]):
-            raise ReportError(f"{man['run_id']} replays another log window than "
-                              f"{base[1]['run_id']}")
+    differ = differences(runs)
+    if differ and not force:
+        also = (f" (also {', '.join(n for n, _ in differ[1:])})" if differ[1:] else "")
+        raise ReportError(f"RUNS differ in {differ[0][0]}: {differ[0][1]}{also}; compare "
+                          "runs of one experiment, or FORCE=1 to compare anyway")
+    warning = ""
+    if differ:
+        warning = ("**Warning (FORCE=1): these runs are not one experiment; they differ in "
+                   + "; ".join(f"{n}: {v}" for n, v in differ) +
+                   ". The changes below mix the policies' effect with these differences.**")
+        print(f"compare: warning: FORCE=1: the runs differ in "
+              f"{', '.join(n for n, _ in differ)}", file=sys.stderr)
     os.makedirs(out_dir, exist_ok=True)
     by_speedup = len({r[1]["speedup"] for r in runs}) > 1
     header = ["metric"] + [f"{r[1]['policy']}"
@@ -421,7 +471,8 @@ def compare(run_dirs, out_dir):
                 v = r[2].get(k)
                 cells += [csv_cell(v), "" if v is None or not b else f"{100 * (v - b) / b:.3f}"]
             w.writerow([k] + cells)
-    md = ["# Comparison", "", f"Change in % against the `{base[1]['policy']}` run "
+    md = ["# Comparison", ""] + ([warning, ""] if warning else []) + [
+          f"Change in % against the `{base[1]['policy']}` run "
           f"`{base[1]['run_id']}`.", "", "| " + " | ".join(header) + " |",
           "|" + "---|" * len(header)] + ["| " + " | ".join(r) + " |" for r in rows]
     bars = os.path.join(out_dir, "bars.dat")
@@ -465,6 +516,8 @@ def main(argv):
     c = sub.add_parser("compare")
     c.add_argument("run_dirs", nargs="+")
     c.add_argument("--out", required=True)
+    c.add_argument("--force", action="store_true",
+                   help="compare runs that are not one experiment, with a warning")
     args = ap.parse_args(argv)
     try:
         if args.cmd == "report":
@@ -484,7 +537,7 @@ def main(argv):
                       f"(first: {missing[0]})", file=sys.stderr)
                 return 1
         else:
-            compare(args.run_dirs, args.out)
+            compare(args.run_dirs, args.out, args.force)
             print(f"compare: {len(args.run_dirs)} runs -> {args.out}/compare.md")
         return 0
     except ReportError as e:
