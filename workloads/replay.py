@@ -117,9 +117,18 @@ class Submitter:
 
 # --- the plan -------------------------------------------------------------------
 
-def cluster_facts(root):
+def current_cluster(root):
+    """The name of the cluster `make up` started last."""
     state = os.environ.get("TESTBED_STATE_DIR") or os.path.join(root, ".state")
-    name = open(os.path.join(state, "cluster"), encoding="utf-8").read().strip()
+    try:
+        with open(os.path.join(state, "cluster"), encoding="utf-8") as f:
+            return f.read().strip()
+    except FileNotFoundError:
+        raise ReplayError("no cluster is up; run 'make up CLUSTER=<name>' first")
+
+
+def cluster_facts(root):
+    name = current_cluster(root)
     env = {}
     with open(os.path.join(root, "build", "clusters", name, "cluster.env"),
               encoding="utf-8") as f:
@@ -813,7 +822,7 @@ def main(argv):
                 manifest = json.load(f)
             if manifest.get("finished"):
                 raise ReplayError(f"run {args.resume} is already complete")
-            cluster, _ = cluster_facts(args.root)
+            cluster = current_cluster(args.root)
             if cluster != manifest["cluster"]:
                 raise ReplayError(f"RESUME={args.resume} ran on cluster "
                                   f"'{manifest['cluster']}', but '{cluster}' is up; "
