@@ -12,7 +12,7 @@ SCENARIO ?=
 SERVICE ?=
 export CLUSTER POLICY FRONTENDS EMULATORS SERVICE WORKLOADS_DIR TOPOLOGIES_DIR READY_TIMEOUT BENCH
 export DRY_RUN
-export ALLOW_BUSY LOG SPEEDUP JOBS FIRST SEED COMM PATTERN RATIO SPARSITY SCALE STRICT RESUME LEAD LIMIT_GRID RESULTS_DIR LOGS FROM
+export ALLOW_BUSY LOG SPEEDUP JOBS FIRST SEED COMM PATTERN RATIO SPARSITY SCALE STRICT RESUME LEAD LIMIT_GRID RESULTS_DIR LOGS FROM FORCE
 # CMD goes to the script untouched: no make expansion of $, no shell
 # re-quoting, so quotes and $(...) reach the container as typed.
 TESTBED_CMD := $(value CMD)
@@ -63,6 +63,8 @@ help: ## list targets and parameters
 	@echo "  RESUME=<run-id>   continue an interrupted replay (or the run directory's path)"
 	@echo "  ALLOW_BUSY=1      replay although the cluster has other jobs (refused otherwise)"
 	@echo "  RESULTS_DIR=<dir> where runs are written and read (default results/)"
+	@echo "  FORCE=1           make compare: compare runs that differ in more than the policy"
+	@echo "                    (SEED, COMM, ..., cluster, window), with a warning"
 
 setup: ## install and start Docker, Compose v2, buildx, mmdebstrap on this host (DRY_RUN=1: only say what)
 	@scripts/setup

@@ -11,6 +11,7 @@ multiplied by the run's SPEEDUP, so runs at different speedups compare.
 
 import argparse
 import csv
+import hashlib
 import json
 import math
 import os
@@ -212,10 +213,21 @@ def compute_aph(rows_src, sacct, tool, topology):
             lines.append(f"{j['job_id']} {','.join(names)}")
     r = subprocess.run([tool, topology], input="\n".join(lines) + "\n",
                        capture_output=True, text=True, check=False)
+    # A node the topology lacks (another cluster's tree) would leave APH
+    # silently wrong: any complaint stops the report.
+    err = (r.stderr.strip().splitlines() or [f"exit status {r.returncode}"])[0]
+    if r.returncode != 0 or r.stderr.strip():
+        raise ReportError(f"{os.path.basename(tool)} failed on {topology}: {err}")
     out = {}
-    for line in r.stdout.splitlines():
-        jid, leaves, aph = line.split()
-        out[int(jid)] = (int(leaves), float(aph))
+    try:
+        for line in r.stdout.splitlines():
+            jid, leaves, aph = line.split()
+            out[int(jid)] = (int(leaves), float(aph))
+    except ValueError:
+        raise ReportError(f"{os.path.basename(tool)}: unexpected output '{line}'")
+    if len(out) != len(lines):
+        raise ReportError(f"{os.path.basename(tool)} measured {len(out)} of "
+                          f"{len(lines)} jobs on {topology}")
     return out
 
 
@@ -276,6 +288,13 @@ def report(run_dir, aph_tool, topology):
     m["incomplete"] = bool(missing)
     if missing:
         m["missing_jobs"] = missing
+    m.update(pauses(manifest, run_dir))
+    # The tree APH was measured on: the run's own copy, or (runs made
+    # before runs kept theirs) one generated again at report time.
+    m["aph_topology"] = (None if not (aph_tool and topology) else "run"
+                         if os.path.abspath(topology) ==
+                         os.path.abspath(os.path.join(run_dir, "topology.json"))
+                         else "regenerated")
     write_atomic(os.path.join(run_dir, "metrics.json"),
                  json.dumps(clean(m), indent=2) + "\n")
     with open(os.path.join(run_dir, "jobs.csv.tmp"), "w", newline="",
@@ -291,6 +310,25 @@ def report(run_dir, aph_tool, topology):
     return m, missing
 
 
+def pauses(manifest, run_dir):
+    """Whether the run was stopped and resumed, and for how long (in log
+    time, like every metric): jobs due meanwhile became eligible together
+    at the resume, and an idle pause counts in makespan and utilization."""
+    if manifest.get("resumed"):
+        return {"resumed": True, "pauses": len(manifest.get("pauses", [])),
+                "paused_log_s": fnum(manifest.get("paused_s")) * manifest["speedup"],
+                "jobs_late": manifest.get("jobs_late")}
+    # Runs resumed before the manifest recorded pauses: replay.log says so.
+    try:
+        with open(os.path.join(run_dir, "replay.log"), encoding="utf-8") as f:
+            resumed = any(line.rstrip("\n").endswith(" resumed") for line in f)
+    except OSError:
+        resumed = False
+    if resumed:
+        return {"resumed": True, "pauses": None, "paused_log_s": None, "jobs_late": None}
+    return {"resumed": False}
+
+
 def summary_md(manifest, m, plots, missing):
     out = [f"# Replay {manifest['run_id']}", "",
            f"{manifest['jobs']} jobs of `{manifest.get('log_file', manifest['log'])}` "
@@ -298,6 +336,28 @@ def summary_md(manifest, m, plots, missing):
            f"({manifest['cluster_nodes']} nodes) under `{manifest['policy']}`, "
            f"SPEEDUP={manifest['speedup']:g}, seed {manifest['seed']}. "
            "Times are in log time.", ""]
+    if m.get("aph_topology") == "regenerated":
+        out += ["**APH** is measured on the topology of "
+                f"`{manifest['cluster']}` as generated at report time: this run "
+                "predates runs keeping their own `topology.json`.", ""]
+    if m.get("resumed"):
+        if m.get("pauses") is None:
+            out += ["**Resumed:** the replay was stopped and resumed (RESUME); its "
+                    "manifest predates the recording of pauses, so their length and the "
+                    "jobs they made late are unknown. Jobs due during a pause became "
+                    "eligible at the resume, and the pause counts in makespan and "
+                    "utilization.", ""]
+        else:
+            late = m["jobs_late"] or 0
+            out += [f"**Resumed:** the replay was stopped {m['pauses']} time(s) for "
+                    f"{fmt(m['paused_log_s'])} s of log time in all "
+                    f"({fmt(manifest.get('paused_s'))} s of wall time; manifest.json "
+                    "lists the pauses). " +
+                    (f"{late} jobs due during a pause became eligible late, together at "
+                     "the resume; their waits start then, and the pause counts in "
+                     "makespan and utilization." if late else
+                     "No job was due during a pause; the pause still counts in makespan "
+                     "and utilization if it left the cluster idle."), ""]
     if missing:
         out += [f"**Incomplete:** {len(missing)} jobs of the window are missing from "
                 f"sacct.json: {', '.join(missing[:20])}{' ...' if len(missing) > 20 else ''}",
@@ -317,7 +377,49 @@ def summary_md(manifest, m, plots, missing):
     return "\n".join(out)
 
 
-def compare(run_dirs, out_dir):
+# What makes two replays one experiment, as (make variable, manifest key):
+# runs that differ in any of these do not measure a policy's effect alone.
+SAME_EXPERIMENT = [("LOG", "log_file"), ("FIRST", "first"), ("JOBS", "jobs"),
+                   ("SEED", "seed"), ("COMM", "comm"), ("PATTERN", "pattern"),
+                   ("RATIO", "ratio"), ("SPARSITY", "sparsity"), ("SCALE", "size_divisor"),
+                   ("LIMIT_GRID", "limit_grid_s"), ("CLUSTER", "cluster"),
+                   ("CLUSTER nodes", "cluster_nodes")]
+
+
+def run_topology(run_dir, manifest):
+    """The sha256 of the topology the run had, or None (older runs)."""
+    if manifest.get("topology_sha256"):
+        return manifest["topology_sha256"]
+    path = os.path.join(run_dir, "topology.json")
+    if not os.path.exists(path):
+        return None
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()
+
+
+def differences(runs):
+    """[(parameter, "value (run) vs value (run) ...")] over the runs:
+    every SAME_EXPERIMENT parameter, the topology (among runs that kept
+    theirs) and SPEEDUP unless all runs have one policy (a SPEEDUP study)."""
+    def shown(v):
+        return "unset" if v is None else format(v, "g") if isinstance(v, float) else str(v)
+    checks = [(name, [(m.get(key), m["run_id"]) for _, m, _ in runs])
+              for name, key in SAME_EXPERIMENT]
+    topo = [(run_topology(d, m), m["run_id"]) for d, m, _ in runs]
+    checks.append(("topology", [(t[:12], r) for t, r in topo if t]))
+    if len({m["policy"] for _, m, _ in runs}) > 1:
+        checks.append(("SPEEDUP", [(m["speedup"], m["run_id"]) for _, m, _ in runs]))
+    out = []
+    for name, values in checks:
+        if len({shown(v) for v, _ in values}) > 1:
+            first = {}
+            for v, r in values:
+                first.setdefault(shown(v), r)
+            out.append((name, " vs ".join(f"{v} ({r})" for v, r in first.items())))
+    return out
+
+
+def compare(run_dirs, out_dir, force=False):
     runs = []
     for d in run_dirs:
         with open(os.path.join(d, "metrics.json"), encoding="utf-8") as f:
@@ -332,11 +434,18 @@ def compare(run_dirs, out_dir):
             raise ReportError("RUNS mixes policies but has no run under "
                               "POLICY=default to compare against")
         base = runs[0]
-    for d, man, _ in runs:
-        if (man["log_file"], man["first"], man["jobs"]) != \
-                (base[1]["log_file"], base[1]["first"], base[1]["jobs"]):
-            raise ReportError(f"{man['run_id']} replays another log window than "
-                              f"{base[1]['run_id']}")
+    differ = differences(runs)
+    if differ and not force:
+        also = (f" (also {', '.join(n for n, _ in differ[1:])})" if differ[1:] else "")
+        raise ReportError(f"RUNS differ in {differ[0][0]}: {differ[0][1]}{also}; compare "
+                          "runs of one experiment, or FORCE=1 to compare anyway")
+    warning = ""
+    if differ:
+        warning = ("**Warning (FORCE=1): these runs are not one experiment; they differ in "
+                   + "; ".join(f"{n}: {v}" for n, v in differ) +
+                   ". The changes below mix the policies' effect with these differences.**")
+        print(f"compare: warning: FORCE=1: the runs differ in "
+              f"{', '.join(n for n, _ in differ)}", file=sys.stderr)
     os.makedirs(out_dir, exist_ok=True)
     by_speedup = len({r[1]["speedup"] for r in runs}) > 1
     header = ["metric"] + [f"{r[1]['policy']}"
@@ -362,7 +471,8 @@ def compare(run_dirs, out_dir):
                 v = r[2].get(k)
                 cells += [csv_cell(v), "" if v is None or not b else f"{100 * (v - b) / b:.3f}"]
             w.writerow([k] + cells)
-    md = ["# Comparison", "", f"Change in % against the `{base[1]['policy']}` run "
+    md = ["# Comparison", ""] + ([warning, ""] if warning else []) + [
+          f"Change in % against the `{base[1]['policy']}` run "
           f"`{base[1]['run_id']}`.", "", "| " + " | ".join(header) + " |",
           "|" + "---|" * len(header)] + ["| " + " | ".join(r) + " |" for r in rows]
     bars = os.path.join(out_dir, "bars.dat")
@@ -406,6 +516,8 @@ def main(argv):
     c = sub.add_parser("compare")
     c.add_argument("run_dirs", nargs="+")
     c.add_argument("--out", required=True)
+    c.add_argument("--force", action="store_true",
+                   help="compare runs that are not one experiment, with a warning")
     args = ap.parse_args(argv)
     try:
         if args.cmd == "report":
@@ -417,12 +529,15 @@ def main(argv):
             print("report: individual runs, % less execution time than default at equal "
                   "state: " + ", ".join(f"{p} {fmt(ir['all'][p], 2)}" for p in POLICIES) +
                   " (comm jobs: " + ", ".join(f"{p} {fmt(ir['comm'][p], 2)}" for p in POLICIES) + ")")
+            if m.get("resumed"):
+                print(f"report: resumed run: paused {fmt(m.get('paused_log_s'))} s of log "
+                      f"time, {fmt(m.get('jobs_late'))} jobs made late (see summary.md)")
             if missing:
                 print(f"report: incomplete: {len(missing)} jobs missing from sacct.json "
                       f"(first: {missing[0]})", file=sys.stderr)
                 return 1
         else:
-            compare(args.run_dirs, args.out)
+            compare(args.run_dirs, args.out, args.force)
             print(f"compare: {len(args.run_dirs)} runs -> {args.out}/compare.md")
         return 0
     except ReportError as e:

@@ -107,3 +107,20 @@ check_counts() {
 	assert_output --partial "not found"
 	assert_equal "$(grep -c 'Nodes=' "$ROOT/build/test-config/hpc2010-rule/topology.conf")" 32
 }
+
+@test "make up's memory figure is unknown, not a failure, when a container goes away meanwhile" {
+	# memory_in_use from scripts/testbed, with docker stubbed: a container
+	# listed by `docker ps` is gone by `docker stats` (which then fails).
+	run bash -c '
+		set -euo pipefail
+		eval "$(sed -n "/^memory_in_use() {/,/^}/p" "$1")"
+		running_containers() { printf "a\nb\n"; }
+		docker() { echo "Error response from daemon: No such container: b" >&2; return 1; }
+		m=$(memory_in_use); echo "memory=$m"
+		docker() { printf "10MiB / 1GiB\n1.5GiB / 2GiB\n"; }
+		m=$(memory_in_use); echo "memory=$m"
+		running_containers() { :; }
+		m=$(memory_in_use); echo "memory=$m"' _ "$ROOT/scripts/testbed"
+	assert_success
+	assert_output $'memory=unknown\nmemory=1546\nmemory=unknown'
+}

@@ -35,6 +35,9 @@ check_run() {
 	assert_equal "$(jq '[.jobs[].name] | unique | length' "$run/sacct.json")" "$planned"
 	assert_equal "$(jq '[.jobs[] | select(.state.current[0] != "COMPLETED")] | length' "$run/sacct.json")" 0
 	assert_equal "$(jq -r .finished "$run/manifest.json")" true
+	# The run keeps the topology it ran on, for the report's APH.
+	assert_equal "$(sha256sum <"$run/topology.json" | cut -d' ' -f1)" \
+		"$(jq -r .topology_sha256 "$run/manifest.json")"
 	# Elapsed = scaled runtime / SPEEDUP, within 1 s (sacct counts whole
 	# seconds) plus up to 2 s of launch overhead (slurmstepd starting on a
 	# front end; seen up to 2.2 s with several jobs starting at once on a
@@ -78,6 +81,76 @@ check_run() {
 	assert_equal "$(jq -r '.jobs[0].comment.administrator' "$(last_run greedy)/sacct.json" | cut -d';' -f1)" policy=greedy
 	# Same SEED, same profiles under both policies.
 	diff <(cut -f1,4- "$(last_run default)/plan.tsv") <(cut -f1,4- "$(last_run greedy)/plan.tsv")
+}
+
+@test "a replay of a replay's sacct.json has the original's log times and profiles" {
+	local orig run
+	orig=$(last_run default)
+	# Another SPEEDUP and SEED: log times must not be compressed twice, nor
+	# profiles drawn again. No SCALE: the sizes in sacct.json are scaled.
+	run make -s -C "$ROOT" replay LOG="$orig/sacct.json" JOBS=30 SPEEDUP=4000 SEED=7 POLICY=default
+	assert_success
+	run=$(ls -d "$ROOT"/results/*-log-default* | tail -n 1)
+	check_run "$run"
+	assert_equal "$(jq -r .log_format "$run/manifest.json")" sacct-json
+	# log_id offset runtime nodes comm pattern comm_percent, numerically.
+	assert_equal "$(wc -l <"$run/plan.tsv")" "$(wc -l <"$orig/plan.tsv")"
+	paste <(tail -n +2 "$orig/plan.tsv" | cut -f1-7) <(tail -n +2 "$run/plan.tsv" | cut -f1-7) |
+		awk -F'\t' 'function same(a, b) {return a ~ /^[0-9.]+$/ ? a + 0 == b + 0 : a == b}
+		     {for (k = 1; k <= 7; k++) if (!same($k, $(k + 7))) {print "line " NR ": " $0; bad = 1; next}}
+		     END {exit bad}'
+	# The run's facts are in its sacct.json, for the next replay.
+	assert_equal "$(jq '.testbed.speedup == 4000' "$run/sacct.json")" true
+	assert_equal "$(jq '.testbed.plan | length' "$run/sacct.json")" "$(($(wc -l <"$run/plan.tsv") - 1))"
+}
+
+@test "sacct.json written by collect() replays with the plan's log times and profiles" {
+	run python3 - "$ROOT/workloads" "$BATS_TEST_TMPDIR" <<-'PY'
+		import json, math, os, sys
+		sys.path.insert(0, sys.argv[1]); import logs, replay
+		tmp = sys.argv[2]
+		# A six-column log whose offsets SPEEDUP=300 does not divide: eligible
+		# times (whole wall seconds) would move them.
+		log_path = os.path.join(tmp, "w.jobs")
+		with open(log_path, "w") as f:
+		    f.write("Job_name Submit Runtime Nodes Comment Perc\n")
+		    for k in range(12):
+		        f.write(f"{k + 1} {1000 + 137 * k * k} {60 + 17 * k} {1 + k % 4} {k % 2} {10 * (k % 9 + 1)}\n")
+		args = replay.parse_args(["--log", log_path, "--speedup", "300", "--seed", "3"])
+		plan, _ = replay.make_plan(args, logs.read(log_path), None, 8)
+		run = os.path.join(tmp, "run"); os.mkdir(run)
+		replay.write_plan(os.path.join(run, "plan.tsv"), plan)
+		manifest = {"run_id": "R1", "speedup": 300.0, "t0": 5000.5, "seed": 3}
+		def fake_ctl(container, command, stdin=None, check=True):
+		    return json.dumps({"jobs": [{
+		        "job_id": i + 1, "name": f"R1:{p['log_id']}", "allocation_nodes": p["nodes"],
+		        "state": {"current": ["COMPLETED"]},
+		        "time": {"eligible": math.floor(5000.5 + p["offset"] / 300 + 0.5)},
+		        "comment": {"administrator": f"policy=default;comm={p['comm']};pattern={p['pattern']};"
+		                    f"comm_percent={p['comm_percent']:g};runtime_base={p['runtime']:g}"}}
+		        for i, p in enumerate(plan)]})
+		replay.ctl = fake_ctl
+		assert replay.collect(None, run, manifest, {p["log_id"]: i + 1 for i, p in enumerate(plan)}) == []
+		# Replayed at another SPEEDUP and SEED: the same log times and profiles.
+		sacct = os.path.join(run, "sacct.json")
+		args2 = replay.parse_args(["--log", sacct, "--speedup", "1000", "--seed", "9"])
+		plan2, _ = replay.make_plan(args2, logs.read(sacct), None, 8)
+		keys = ("log_id", "offset", "runtime", "nodes", "comm", "pattern", "comm_percent")
+		assert [[p[k] for k in keys] for p in plan2] == [[p[k] for k in keys] for p in plan], (plan, plan2)
+		# Without the recorded plan (a run made before), the manifest's SPEEDUP
+		# beside sacct.json still expands eligible times into log times: within
+		# a wall second x SPEEDUP of the original (BeginTime rounding).
+		doc = json.load(open(sacct)); del doc["testbed"]; json.dump(doc, open(sacct, "w"))
+		json.dump(manifest, open(os.path.join(run, "manifest.json"), "w"))
+		old = {j.log_id: j for j in logs.read(sacct).jobs}
+		for p in plan:
+		    j = old[p["log_id"]]
+		    assert abs(j.submit - p["offset"]) <= 300, (j.submit, p)
+		    assert (j.pattern, j.comm, j.runtime) == (p["pattern"], p["comm"], p["runtime"]), p
+		print(len(plan2))
+	PY
+	assert_success
+	assert_output 12
 }
 
 # A run directory of the policy that is not in the list given.
@@ -216,6 +289,69 @@ print(len(big.split(';')) - 1)"
 	check_run "$run" resumed
 	# No log job was submitted twice.
 	assert_equal "$(cut -d' ' -f1 "$run/submitted.tsv" | sort | uniq -d | wc -l)" 0
+	# The pause is in the manifest (SIGTERM recorded when it began) and the
+	# report says so.
+	assert_equal "$(jq .resumed "$run/manifest.json")" true
+	assert_equal "$(jq '.pauses | length' "$run/manifest.json")" 1
+	assert_equal "$(jq '.pauses[0].start_estimated' "$run/manifest.json")" false
+	assert_equal "$(jq '.paused_s > 0 and .jobs_late == (.pauses[0].late_log_ids | length)' "$run/manifest.json")" true
+	make -s -C "$ROOT" report RUN="$(basename "$run")" >/dev/null
+	assert_equal "$(jq .resumed "$run/metrics.json")" true
+	assert_equal "$(jq --slurpfile m "$run/manifest.json" '.paused_log_s == $m[0].paused_s * $m[0].speedup' "$run/metrics.json")" true
+	grep -q '^\*\*Resumed:\*\*' "$run/summary.md"
+}
+
+@test "RESUME on another cluster than the run's is refused in one line" {
+	local id=20000101T000000Z-theta-greedy-other
+	mkdir -p "$ROOT/results/$id"
+	printf '{\n  "run_id": "%s",\n  "cluster": "hpc2010",\n  "policy": "greedy",\n  "finished": false\n}\n' \
+		"$id" >"$ROOT/results/$id/manifest.json"
+	run make -s -C "$ROOT" replay RESUME="$id"
+	rm -rf "${ROOT:?}/results/$id"
+	assert_failure
+	assert_output --partial "error: RESUME=$id ran on cluster 'hpc2010', but 'tiny' is up; make down, then make up CLUSTER=hpc2010"
+}
+
+@test "a pause is measured from when the driver stopped, and the jobs it made late are named" {
+	run python3 - "$ROOT/workloads" "$BATS_TEST_TMPDIR" <<-'PY'
+		import json, os, sys, time
+		sys.path.insert(0, sys.argv[1]); import replay
+		run_dir = sys.argv[2]
+		manifest = {"run_id": "R1", "t0": 1000.0, "speedup": 10.0, "cluster": "tiny"}
+		replay.write_manifest(run_dir, manifest)
+		open(os.path.join(run_dir, "replay.log"), "w").close()
+		# Killed at wall 1012 (nothing recorded, so the last write counts): a
+		# and b were submitted, c (due at 1015) and d (at 1030) not. Resumed
+		# at 1020: c is late.
+		os.utime(os.path.join(run_dir, "replay.log"), (1012, 1012))
+		os.utime(os.path.join(run_dir, "manifest.json"), (1005, 1005))
+		plan = [{"log_id": k, "offset": o} for k, o in (("a", 0), ("b", 100), ("c", 150), ("d", 300))]
+		stopped = replay.stopped_at(manifest, run_dir)
+		assert stopped == (1012, True), stopped
+		late = replay.record_pause(run_dir, manifest, plan, {"a": 1, "b": 2}, stopped, 1020.0)
+		assert late == ["c"], late
+		m = json.load(open(os.path.join(run_dir, "manifest.json")))
+		assert m["resumed"] is True and m["paused_s"] == 8 and m["jobs_late"] == 1, m
+		p = m["pauses"][0]
+		assert (p["start_epoch"], p["end_epoch"], p["late_log_ids"], p["start_estimated"]) == \
+		    (1012, 1020, ["c"], True), p
+		# Ctrl-C records when the driver stopped; the first stop counts (a
+		# RESUME that fails early does not shorten the pause); pauses add up.
+		replay.mark_stopped(run_dir)
+		t = json.load(open(os.path.join(run_dir, "manifest.json")))["stopped_at"]
+		replay.mark_stopped(run_dir)
+		m = json.load(open(os.path.join(run_dir, "manifest.json")))
+		assert m["stopped_at"] == t and abs(t - time.time()) < 5, m
+		stopped = replay.stopped_at(m, run_dir)
+		assert stopped == (t, False), stopped
+		replay.record_pause(run_dir, m, plan, {"a": 1, "b": 2, "c": 3}, stopped, t + 30)
+		m = json.load(open(os.path.join(run_dir, "manifest.json")))
+		assert len(m["pauses"]) == 2 and m["jobs_late"] == 2 and abs(m["paused_s"] - 38) < 1e-6, m
+		assert "stopped_at" not in m, m
+		print(m["paused_s"])
+	PY
+	assert_success
+	assert_output 38.0
 }
 
 @test "a controller restart mid-replay loses and duplicates no job" {
@@ -276,9 +412,9 @@ fill_small_disk() {
 	docker volume create --opt type=tmpfs --opt device=tmpfs \
 		--opt o=size=256k,uid="$(id -u)" "$FULL_VOL" >/dev/null
 	docker run -d --name "$FULL_VOL" -v "$FULL_VOL:/small" testbed-tools:latest sleep 900 >/dev/null
-	# Three pages: plan.tsv, manifest.json and replay.log fit, the first
-	# line of submitted.tsv does not, after jobs went to Slurm.
-	fill_small_disk 3
+	# Four pages: plan.tsv, topology.json, manifest.json and replay.log
+	# fit, the first line of submitted.tsv does not, after jobs went to Slurm.
+	fill_small_disk 4
 	run replay_on_small_disk "${REPLAY_ARGS[@]}" POLICY=default
 	assert_failure
 	assert_output --regexp "error: /small/[0-9TZ]+-theta-default: No space left on device; jobs already submitted keep running: make room, then make replay RESUME=[0-9TZ]+-theta-default"
@@ -317,6 +453,58 @@ print(sorted(replay.read_submitted('$f', plan).items()))"
 	assert_success
 	assert_output "[('11', 101)]"
 	assert_equal "$(cat "$f")" "11 101"
+}
+
+@test "a lookup the controller does not answer is waited for, never taken for an absent job" {
+	run python3 - "$ROOT/workloads" "$BATS_TEST_TMPDIR" <<-'PY'
+		import os, sys
+		sys.path.insert(0, sys.argv[1]); import replay
+		run_dir = sys.argv[2]
+		shown, calls = [], []
+		replay.progress = lambda text, final=False: shown.append(text)
+		replay.time.sleep = lambda s: None
+		def fake_ctl(container, command, stdin=None, check=True):
+		    # The controller is down for three lookups, then has the job as 42;
+		    # like ctl(), a failed command raises unless check=False.
+		    calls.append(command)
+		    if len(calls) <= 3:
+		        if check:
+		            raise replay.ReplayError("'squeue' failed: Unable to contact slurm controller")
+		        return ""
+		    return "42\n7 R1:a\n8|R1:b\n" if "%j" in command else "42\n42\n"
+		replay.ctl = fake_ctl
+		class Dying:
+		    """Took job 42, died before answering; a second submission would be 43."""
+		    container, n = "c", 0
+		    def submit(self, fields):
+		        self.n += 1
+		        if self.n == 1:
+		            raise replay.ReplayError("tb-submit: no answer")
+		        return 43
+		sub = Dying()
+		assert replay.submit_with_retry(sub, ["R1:a"], run_dir) == 42 and sub.n == 1, sub.n
+		assert any("does not answer" in t for t in shown), shown
+		# RESUME's reconcile: no answer is waited for, not taken for "no jobs".
+		calls.clear()
+		submitted = {}
+		added = replay.reconcile("c", "R1", submitted, os.path.join(run_dir, "submitted.tsv"))
+		assert added == 2 and submitted == {"a": 7, "b": 8}, submitted
+		# A controller that never answers stops the run after ANSWER_WAIT, in
+		# one line, with nothing submitted again.
+		def silent(*a, **k):
+		    raise replay.ReplayError("'squeue' failed: Unable to contact slurm controller")
+		replay.ctl, replay.ANSWER_WAIT = silent, 5
+		sub = Dying()
+		try:
+		    replay.submit_with_retry(sub, ["R1:c"], run_dir)
+		    raise AssertionError("no error")
+		except replay.ReplayError as e:
+		    assert sub.n == 1 and "\n" not in str(e), (sub.n, e)
+		    print(e)
+	PY
+	assert_success
+	assert_output --partial "the controller gave no answer in "
+	assert_output --partial "nothing was submitted again"
 }
 
 @test "the time left shown is the work not done on the whole machine" {

@@ -78,6 +78,135 @@ near() { awk -v a="$1" -v b="$2" 'BEGIN {d = a - b; exit !(d < 1e-6 && d > -1e-6
 	grep -q 'Incomplete' "$RUN_DIR/summary.md"
 }
 
+@test "a resumed run's pauses reach metrics.json and summary.md" {
+	report
+	assert_equal "$(metric .resumed)" false
+	if grep -q 'Resumed' "$RUN_DIR/summary.md"; then fail "summary.md says resumed"; fi
+	jq '.resumed = true | .paused_s = 12.5 | .jobs_late = 2
+		| .pauses = [{"seconds": 12.5, "jobs_late": 2, "late_log_ids": ["b", "c"]}]' \
+		"$RUN_DIR/manifest.json" >"$RUN_DIR/m" && mv "$RUN_DIR/m" "$RUN_DIR/manifest.json"
+	run report
+	assert_success
+	assert_output --partial "report: resumed run: paused 125.0 s of log time, 2 jobs made late"
+	assert_equal "$(metric .resumed)" true
+	near "$(metric .paused_log_s)" 125
+	near "$(metric .jobs_late)" 2
+	grep -q '^\*\*Resumed:\*\* the replay was stopped 1 time(s) for 125.0 s of log time' "$RUN_DIR/summary.md"
+}
+
+@test "a run resumed before pauses were recorded is still marked resumed" {
+	printf '10:00:00 plan: 3 jobs\n10:05:00 resumed\n10:06:00 finished\n' >"$RUN_DIR/replay.log"
+	report
+	assert_equal "$(metric .resumed)" true
+	assert_equal "$(metric .paused_log_s)" null
+	grep -q 'length and the jobs they made late are unknown' "$RUN_DIR/summary.md"
+}
+
+@test "APH is measured on the run's own topology.json when it has one" {
+	cp "$ROOT/build/test-config/tiny/topology.json" "$RUN_DIR/topology.json"
+	run python3 "$ROOT/metrics/report.py" report "$RUN_DIR" \
+		--aph-tool "$ROOT/build/c/tb-aph" --topology "$RUN_DIR/topology.json"
+	assert_success
+	near "$(metric .aph_mean)" 2.8888889
+	assert_equal "$(metric .aph_topology)" run
+	if grep -q 'generated at report time' "$RUN_DIR/summary.md"; then fail "summary.md says regenerated"; fi
+	# Given another tree (here: generated again), the summary says so.
+	report
+	assert_equal "$(metric .aph_topology)" regenerated
+	grep -q 'as generated at report time' "$RUN_DIR/summary.md"
+}
+
+@test "a failing tb-aph stops the report in one line, writing nothing" {
+	# Nodes the topology does not have: another cluster's run.
+	sed -i 's/"t\[00-03\]"/"x[00-03]"/' "$RUN_DIR/sacct.json"
+	run report
+	assert_failure
+	assert_equal "${#lines[@]}" 1
+	assert_output --partial "error: tb-aph failed on $ROOT/build/test-config/tiny/topology.json: tb-aph: stdin:1: unknown node 'x00'"
+	[ ! -e "$RUN_DIR/metrics.json" ] && [ ! -e "$RUN_DIR/summary.md" ] || fail "a failed report wrote files"
+}
+
+@test "make report uses the run's topology.json, or says it regenerates one" {
+	run env RESULTS_DIR="$BATS_TEST_TMPDIR" make -s -C "$ROOT" report RUN=run
+	assert_success
+	assert_output --partial "report: run has no topology.json (made before runs kept theirs): APH on tiny's topology as generated now"
+	assert_equal "$(metric .aph_topology)" regenerated
+	cp "$ROOT/build/test-config/tiny/topology.json" "$RUN_DIR/topology.json"
+	run env RESULTS_DIR="$BATS_TEST_TMPDIR" make -s -C "$ROOT" report RUN=run
+	assert_success
+	refute_output --partial "no topology.json"
+	assert_equal "$(metric .aph_topology)" run
+	near "$(metric .aph_mean)" 2.8888889
+}
+
+# two_runs <jq filter for B's manifest>: runs A (default) and B (greedy) of
+# the fixture in $RESULTS, reported; B's manifest changed by the filter.
+two_runs() {
+	RESULTS=$BATS_TEST_TMPDIR/results
+	local r
+	rm -rf "$RESULTS"
+	mkdir -p "$RESULTS"
+	for r in A B; do
+		cp -r "$BATS_TEST_DIRNAME/fixtures/report-run" "$RESULTS/$r"
+		cp "$ROOT/build/test-config/tiny/topology.json" "$RESULTS/$r/"
+		sed -i "s/\"R:/\"$r:/" "$RESULTS/$r/sacct.json"
+	done
+	jq '.run_id = "A" | .policy = "default"' "$BATS_TEST_DIRNAME/fixtures/report-run/manifest.json" >"$RESULTS/A/manifest.json"
+	jq ".run_id = \"B\" | $1" "$BATS_TEST_DIRNAME/fixtures/report-run/manifest.json" >"$RESULTS/B/manifest.json"
+	for r in A B; do
+		python3 "$ROOT/metrics/report.py" report "$RESULTS/$r" >/dev/null
+	done
+}
+
+compare_runs() { python3 "$ROOT/metrics/report.py" compare "$RESULTS/A" "$RESULTS/B" --out "$RESULTS/cmp" "$@"; }
+
+@test "make compare refuses runs that are not one experiment, naming the difference" {
+	two_runs '.seed = 1'
+	run compare_runs
+	assert_failure
+	assert_output "error: RUNS differ in SEED: 0 (A) vs 1 (B); compare runs of one experiment, or FORCE=1 to compare anyway"
+	[ ! -e "$RESULTS/cmp" ] || fail "a refused comparison wrote $RESULTS/cmp"
+	local names=(COMM PATTERN RATIO SPARSITY SCALE LIMIT_GRID CLUSTER FIRST LOG SPEEDUP)
+	local changes=('.comm = 0.5' '.pattern = "ring"' '.ratio = 0.3' '.sparsity = 0.9'
+		'.size_divisor = 4' '.limit_grid_s = 60000' '.cluster = "hpc2010"' '.first = 10'
+		'.log_file = "other.swf"' '.speedup = 100') k
+	for k in "${!names[@]}"; do
+		two_runs "${changes[$k]}"
+		run compare_runs
+		assert_failure
+		assert_output --partial "error: RUNS differ in ${names[$k]}: "
+	done
+	# SPEEDUP differs between policies: not a SPEEDUP study.
+	assert_output "error: RUNS differ in SPEEDUP: 10 (A) vs 100 (B); compare runs of one experiment, or FORCE=1 to compare anyway"
+	# Another tree under the same cluster name: the runs' topology.json.
+	two_runs '.'
+	sed -i '0,/"t00"/s//"t99"/' "$RESULTS/B/topology.json"
+	run compare_runs
+	assert_failure
+	assert_output --partial "error: RUNS differ in topology: "
+}
+
+@test "runs of one policy at different SPEEDUP compare (a SPEEDUP study)" {
+	two_runs '.policy = "default" | .speedup = 100'
+	run compare_runs
+	assert_success
+	grep -q 'default S=100 (B)' "$RESULTS/cmp/compare.md"
+	if grep -q 'Warning' "$RESULTS/cmp/compare.md"; then fail "a warning for a SPEEDUP study"; fi
+}
+
+@test "make compare FORCE=1 compares anyway, with a warning in the table" {
+	two_runs '.seed = 1 | .comm = 0.5'
+	run env RESULTS_DIR="$RESULTS" make -s -C "$ROOT" compare RUNS="A B" FORCE=1
+	assert_success
+	assert_output --partial "compare: warning: FORCE=1: the runs differ in SEED, COMM"
+	local out
+	out=$(ls -d "$RESULTS"/compare-* | tail -n 1)
+	grep -q '^\*\*Warning (FORCE=1): these runs are not one experiment; they differ in SEED: 0 (A) vs 1 (B); COMM: unset (A) vs 0.5 (B)' "$out/compare.md"
+	run env RESULTS_DIR="$RESULTS" make -s -C "$ROOT" compare RUNS="A B" FORCE=yes
+	assert_failure
+	assert_output --partial "FORCE=yes: expected 1"
+}
+
 @test "make report with an unknown run lists the runs" {
 	run make -s -C "$ROOT" report RUN=nope
 	assert_failure

@@ -4,7 +4,8 @@ results (sacct JSON), so a replay can be replayed.
 
 Every reader returns a Log: header facts and jobs with
     log_id, submit (s from the log's start), runtime (s), nodes,
-    procs, requested_time (s or None), comm (0/1/None), comm_percent (or None)
+    procs, requested_time (s or None), comm (0/1/None), comm_percent (or None),
+    pattern (or None)
 and the number of jobs skipped as not replayable (no runtime).
 A malformed line raises LogError naming the file, the line and the reason.
 """
@@ -37,7 +38,7 @@ class LogError(Exception):
 
 class Job:
     __slots__ = ("log_id", "submit", "runtime", "nodes", "procs",
-                 "requested_time", "comm", "comm_percent")
+                 "requested_time", "comm", "comm_percent", "pattern")
 
     def __init__(self, **kw):
         for k in self.__slots__:
@@ -192,41 +193,93 @@ def admin_fields(text):
     return out
 
 
+def _number(value):
+    """20.0 -> 20: a replayed plan prints the numbers the original did."""
+    value = float(value)
+    return int(value) if value.is_integer() else value
+
+
+def _run_facts(path, doc):
+    """The replay's facts recorded in sacct.json ("testbed", written by
+    replay.py since it records them), else in the run's manifest.json
+    beside it (older runs), else none."""
+    facts = doc.get("testbed")
+    if isinstance(facts, dict):
+        return facts
+    manifest = os.path.join(os.path.dirname(os.path.abspath(path)), "manifest.json")
+    try:
+        with open(manifest, encoding="utf-8") as f:
+            m = json.load(f)
+        return {"run_id": m.get("run_id"), "speedup": m.get("speedup"), "t0": m.get("t0")}
+    except (OSError, ValueError, AttributeError):
+        return {}
+
+
 def read_sacct_json(path):
-    """A replay's sacct.json: log times are eligible times, runtimes the
-    base runtimes the plugin recorded (so the replayed log is the original,
-    not the policy's result)."""
+    """A replay's sacct.json, replayed as the log that replay played: each
+    job's log submit time, runtime and profile (pattern, communication
+    share) come from the plan recorded in the file's "testbed" section;
+    for a run without one, from the eligible time (wall seconds since the
+    first job's, times the run's SPEEDUP) and the base runtime and profile
+    the plugin recorded in the job's AdminComment."""
     log = Log(path, "sacct-json")
     try:
         with open(path, encoding="utf-8") as f:
             doc = json.load(f)
     except json.JSONDecodeError as e:
         raise LogError(f"{path}:{e.lineno}: not JSON: {e.msg}")
-    jobs = doc.get("jobs")
+    jobs = doc.get("jobs") if isinstance(doc, dict) else None
     if not isinstance(jobs, list):
         raise LogError(f"{path}:1: expected an object with a 'jobs' list")
+    facts = _run_facts(path, doc)
+    try:
+        speedup = float(facts.get("speedup") or 1)
+        origin = float(facts.get("t0") or 0)
+        planned = {str(p["log_id"]): (k, p) for k, p in enumerate(facts.get("plan") or [])}
+    except (TypeError, ValueError, KeyError, AttributeError):
+        raise LogError(f"{path}:1: malformed 'testbed' section (speedup, plan)")
+    if speedup <= 0:
+        raise LogError(f"{path}:1: speedup {speedup:g}: expected > 0")
+    run_id = facts.get("run_id")
     rows = []
     for i, j in enumerate(jobs):
         try:
             admin = admin_fields(j["comment"]["administrator"])
-            eligible = j["time"]["eligible"]
+            eligible = float(j["time"]["eligible"])
             nodes = int(j["allocation_nodes"])
             name = j["name"]
         except (KeyError, TypeError, ValueError):
             raise LogError(f"{path}:1: job {i}: missing name, time.eligible, "
                            "allocation_nodes or comment.administrator")
+        if run_id and name.startswith(run_id + ":"):
+            log_id = name[len(run_id) + 1:]
+        else:
+            log_id = name.split(":")[-1]
+        if log_id in planned:
+            k, p = planned[log_id]
+            try:
+                rows.append((float(p["offset"]), k, log_id, _number(p["runtime"]),
+                             nodes, int(p["comm"]), _number(p["comm_percent"]),
+                             p.get("pattern")))
+            except (KeyError, TypeError, ValueError):
+                raise LogError(f"{path}:1: testbed plan entry of job {log_id}: "
+                               "expected offset, runtime, comm and comm_percent")
+            continue
         runtime = float(admin.get("runtime_base", 0))
         if runtime <= 0:
             log.skipped_no_runtime += 1
             continue
-        rows.append((eligible, name.split(":")[-1], runtime, nodes,
+        # Eligible times are wall seconds, compressed by the run's SPEEDUP.
+        rows.append(((eligible - origin) * speedup, len(planned), log_id,
+                     _number(runtime), nodes,
                      int(admin.get("comm", 0)),
-                     float(admin.get("comm_percent", 50))))
-    rows.sort()
+                     _number(admin.get("comm_percent", 50)),
+                     admin.get("pattern") or None))
+    rows.sort(key=lambda r: r[:3])
     t0 = rows[0][0] if rows else 0
-    speedup = float(doc.get("testbed", {}).get("speedup", 1))
-    for eligible, log_id, runtime, nodes, comm, perc in rows:
-        log.jobs.append(Job(log_id=log_id, submit=(eligible - t0) * speedup,
+    for submit, _, log_id, runtime, nodes, comm, perc, pattern in rows:
+        log.jobs.append(Job(log_id=log_id, submit=_number(round(submit - t0, 6)),
                             runtime=runtime, nodes=nodes, procs=None,
-                            requested_time=None, comm=comm, comm_percent=perc))
+                            requested_time=None, comm=comm, comm_percent=perc,
+                            pattern=pattern))
     return log

@@ -19,6 +19,7 @@ RESUME continues from), sacct.json, manifest.json and replay.log.
 import argparse
 import concurrent.futures
 import datetime
+import hashlib
 import json
 import math
 import os
@@ -116,9 +117,18 @@ class Submitter:
 
 # --- the plan -------------------------------------------------------------------
 
-def cluster_facts(root):
+def current_cluster(root):
+    """The name of the cluster `make up` started last."""
     state = os.environ.get("TESTBED_STATE_DIR") or os.path.join(root, ".state")
-    name = open(os.path.join(state, "cluster"), encoding="utf-8").read().strip()
+    try:
+        with open(os.path.join(state, "cluster"), encoding="utf-8") as f:
+            return f.read().strip()
+    except FileNotFoundError:
+        raise ReplayError("no cluster is up; run 'make up CLUSTER=<name>' first")
+
+
+def cluster_facts(root):
+    name = current_cluster(root)
     env = {}
     with open(os.path.join(root, "build", "clusters", name, "cluster.env"),
               encoding="utf-8") as f:
@@ -126,6 +136,32 @@ def cluster_facts(root):
             k, _, v = line.strip().partition("=")
             env[k] = v
     return name, int(env["NODES"])
+
+
+def keep_topology(root, name, run_dir):
+    """The running cluster's topology.json (make up generated it) into the
+    run directory, whole or not at all: the report measures APH on the
+    tree the run had, not on one generated again later. Its sha256."""
+    src = os.path.join(root, "build", "clusters", name, "topology.json")
+    try:
+        with open(src, "rb") as f:
+            data = f.read()
+    except OSError as e:
+        raise ReplayError(f"{src}: {e.strerror}; run 'make up CLUSTER={name}' again")
+    tmp = os.path.join(run_dir, "topology.json.tmp")
+    try:
+        with open(tmp, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, os.path.join(run_dir, "topology.json"))
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    return hashlib.sha256(data).hexdigest()
 
 
 def make_plan(args, log, log_name, cluster_nodes):
@@ -154,10 +190,16 @@ def make_plan(args, log, log_name, cluster_nodes):
             too_big.append(j.log_id)
             continue
         comm = j.comm if j.comm is not None else int(r_comm < args.comm)
-        if args.pattern == "mix":
-            pattern = PATTERNS[r_pattern]
-        else:
+        # PATTERN other than mix, else the log's (a replayed run's), else drawn.
+        if args.pattern != "mix":
             pattern = args.pattern
+        elif j.pattern is not None:
+            pattern = j.pattern
+            if pattern not in PATTERNS:
+                raise ReplayError(f"{log.path}: job {j.log_id}: unknown pattern "
+                                  f"'{pattern}'; valid: {' '.join(PATTERNS)}")
+        else:
+            pattern = PATTERNS[r_pattern]
         if args.ratio is not None:
             perc = args.ratio * 100
         elif j.comm_percent is not None:
@@ -305,9 +347,12 @@ def read_submitted(path, plan):
 
 def reconcile(container, run_id, submitted, path):
     """Jobs Slurm has for this run that submitted.tsv lacks (the driver
-    died between submission and the write) are recorded, not submitted again."""
-    out = ctl(container, f"squeue -h -a -o '%i %j' ; sacct -X -n -P -a "
-              f"--starttime=now-7days -o JobID,JobName", check=False)
+    died between submission and the write) are recorded, not submitted
+    again. A controller that does not answer is waited for: its silence
+    says nothing about which jobs it has."""
+    out = slurm_answer(container, f"squeue -h -a -o '%i %j' && sacct -X -n -P -a "
+                       f"--starttime=now-7days -o JobID,JobName",
+                       "which jobs of the run Slurm has", os.path.dirname(path))
     added = 0
     with open(path, "a", encoding="utf-8") as f:
         for line in out.splitlines():
@@ -322,6 +367,35 @@ def reconcile(container, run_id, submitted, path):
         f.flush()
         os.fsync(f.fileno())
     return added
+
+
+# How long the driver waits for a controller that does not answer whether
+# it has a job, asking again every few seconds, before it stops.
+ANSWER_WAIT = 600
+
+
+def slurm_answer(container, command, what, run_dir):
+    """The output of squeue/sacct `command` once every command of it
+    succeeded. A failed lookup is no answer, not an empty one: taking it
+    for "absent" would submit again a job the controller accepted before
+    it died. Waits up to ANSWER_WAIT seconds, saying so, then stops the
+    run; RESUME continues it once the controller is back."""
+    waited, delay = 0.0, 1.0
+    while True:
+        try:
+            return ctl(container, command)
+        except ReplayError as e:
+            reason = str(e)
+        if waited >= ANSWER_WAIT:
+            raise ReplayError(f"the controller gave no answer in {waited:.0f} s on "
+                              f"{what} ({reason}); nothing was submitted again: bring "
+                              f"it back, then {resume_hint(run_dir)}")
+        progress(f"replay: the controller does not answer on {what}; "
+                 f"asking again ({waited:.0f} of {ANSWER_WAIT} s)")
+        log_line(run_dir, f"no answer on {what}: {reason}")
+        time.sleep(delay)
+        waited += delay
+        delay = min(10.0, 2 * delay)
 
 
 def install_batch_script(container):
@@ -433,7 +507,70 @@ class SubmitterPool:
             sub.close()
 
 
-def run(args, run_dir, manifest):
+def stopped_at(manifest, run_dir):
+    """When a stopped run's driver stopped, and whether that is an estimate:
+    the time it recorded on the way out, else (killed, or the disk was
+    full) the last write to the run directory; the driver touches
+    replay.log at every progress line, so that is within one of them."""
+    if manifest.get("stopped_at"):
+        return float(manifest["stopped_at"]), bool(manifest.get("stopped_estimated"))
+    last = 0.0
+    for name in ("replay.log", "submitted.tsv", "manifest.json"):
+        try:
+            last = max(last, os.path.getmtime(os.path.join(run_dir, name)))
+        except OSError:
+            pass
+    return last, True
+
+
+def mark_stopped(run_dir):
+    """Records in the manifest when the driver stopped (for RESUME to
+    measure the pause). The first stop counts: a RESUME that fails before
+    it submits anything does not shorten the pause. Best effort: on a full
+    disk the last write's time stands in."""
+    path = os.path.join(run_dir or "", "manifest.json")
+    try:
+        with open(path, encoding="utf-8") as f:
+            manifest = json.load(f)
+        if not manifest.get("finished") and not manifest.get("stopped_at"):
+            manifest["stopped_at"] = time.time()
+            write_manifest(run_dir, manifest)
+    except (OSError, ValueError):
+        pass
+
+
+def iso(epoch):
+    return datetime.datetime.fromtimestamp(epoch, datetime.timezone.utc).isoformat()
+
+
+def record_pause(run_dir, manifest, plan, submitted, stopped, now):
+    """A RESUME changes the experiment: jobs whose time came while the
+    driver was stopped are submitted now, all eligible at once, and the
+    pause can idle the cluster, which makespan and utilization then count.
+    The manifest says so: each pause (start, end, the jobs made late) and,
+    over the run, resumed, paused_s (wall seconds) and jobs_late."""
+    start, estimated = stopped
+    start = min(start or now, now)
+    t0, speedup = manifest["t0"], manifest["speedup"]
+    late = [p["log_id"] for p in plan if p["log_id"] not in submitted
+            and t0 + p["offset"] / speedup < now]
+    manifest.setdefault("pauses", []).append({
+        "start": iso(start), "end": iso(now), "start_epoch": round(start, 3),
+        "end_epoch": round(now, 3), "seconds": round(now - start, 3),
+        "start_estimated": estimated, "jobs_late": len(late), "late_log_ids": late})
+    manifest["resumed"] = True
+    manifest["paused_s"] = round(sum(p["seconds"] for p in manifest["pauses"]), 3)
+    manifest["jobs_late"] = sum(p["jobs_late"] for p in manifest["pauses"])
+    manifest.pop("stopped_at", None)
+    manifest.pop("stopped_estimated", None)
+    write_manifest(run_dir, manifest)
+    log_line(run_dir, f"resume: paused {now - start:.0f} s"
+             f"{' (estimated from the last write)' if estimated else ''}, "
+             f"{len(late)} jobs made late")
+    return late
+
+
+def run(args, run_dir, manifest, stopped=None):
     container = controller()
     plan = read_plan(os.path.join(run_dir, "plan.tsv"))
     sub_path = os.path.join(run_dir, "submitted.tsv")
@@ -441,6 +578,12 @@ def run(args, run_dir, manifest):
     added = reconcile(container, manifest["run_id"], submitted, sub_path)
     if added:
         log_line(run_dir, f"resume: {added} jobs found in Slurm, not submitted again")
+    if stopped is not None:
+        late = record_pause(run_dir, manifest, plan, submitted, stopped, time.time())
+        if late:
+            progress(f"replay {manifest['run_id']}: resumed; {len(late)} jobs whose time "
+                     "passed during the pause become eligible now (recorded in the "
+                     "manifest)", final=True)
     install_batch_script(container)
     t0 = manifest["t0"]
     speedup = manifest["speedup"]
@@ -472,6 +615,9 @@ def run(args, run_dir, manifest):
                 # to notice the end, but the line is still printed at the
                 # reporting interval: a log of hours stays readable.
                 report = now - last_report >= args.report_every
+                if report:
+                    # A heartbeat: a killed driver's pause starts about here.
+                    os.utime(os.path.join(run_dir, "replay.log"))
                 if report or i >= len(plan):
                     queued = queue_state(container, run_id)
                     if queued is None:
@@ -506,19 +652,24 @@ def run(args, run_dir, manifest):
 def submit_with_retry(submitter, fields, run_dir):
     """A controller restart mid-replay costs retries, not jobs; a job the
     controller took before its answer was lost is found by name, not
-    submitted twice."""
+    submitted twice (and while the controller cannot say, it is waited for)."""
+    name = fields[0]
     for attempt in range(30):
         try:
             return submitter.submit(fields)
         except ReplayError as e:
             log_line(run_dir, f"retry {attempt + 1}: {e}")
             time.sleep(min(10, 1 + attempt))
-            found = set(ctl(submitter.container,
-                            f"squeue -h -a -n '{fields[0]}' -o %i; "
-                            f"sacct -X -n -P -a --starttime=now-7days "
-                            f"--name='{fields[0]}' -o JobID", check=False).split())
-            if len(found) == 1 and next(iter(found)).isdigit():
-                return int(found.pop())
+            found = sorted({int(x) for x in slurm_answer(
+                submitter.container,
+                f"squeue -h -a -n '{name}' -o %i && "
+                f"sacct -X -n -P -a --starttime=now-7days --name='{name}' -o JobID",
+                f"whether it has job {name}", run_dir).split() if x.isdigit()})
+            if len(found) > 1:
+                log_line(run_dir, f"{name} is in Slurm {len(found)} times: "
+                         f"{' '.join(map(str, found))}; keeping {found[0]}")
+            if found:
+                return found[0]
     raise ReplayError(f"submissions kept failing; see {run_dir}/replay.log")
 
 
@@ -530,9 +681,25 @@ def fmt_time(seconds):
     return (f"{d}d " if d else "") + f"{h:02d}:{m:02d}:{s:02d}"
 
 
-def collect(container, run_dir, run_id, submitted, timeout=120):
+def run_facts(manifest, plan):
+    """What a replay of this run's sacct.json needs and Slurm does not
+    keep exactly: the SPEEDUP that compressed it, its origin, and each
+    job's plan entry (log offset, base runtime, profile), in plan order.
+    Eligible times alone would move a job by up to SPEEDUP / 2 log seconds
+    (BeginTime has whole seconds), or more after a pause."""
+    def number(v):
+        return int(v) if isinstance(v, float) and v.is_integer() else v
+    keep = ("log_id", "offset", "runtime", "nodes", "comm", "pattern",
+            "comm_percent", "matrix_density")
+    return {"run_id": manifest["run_id"], "speedup": manifest["speedup"],
+            "t0": manifest["t0"], "seed": manifest.get("seed"),
+            "plan": [{k: number(p[k]) for k in keep if k in p} for p in plan]}
+
+
+def collect(container, run_dir, manifest, submitted, timeout=120):
     """sacct --json for exactly this run's jobs, once accounting has them
-    all in a final state."""
+    all in a final state, with the run's facts (run_facts) as "testbed"."""
+    run_id = manifest["run_id"]
     ids = sorted(submitted.values())
     deadline = time.time() + timeout
     while True:
@@ -549,6 +716,7 @@ def collect(container, run_dir, run_id, submitted, timeout=120):
         time.sleep(2)
     missing = sorted(set(ids) - {j["job_id"] for j in final})
     doc["jobs"] = sorted(final, key=lambda j: j["job_id"])
+    doc["testbed"] = run_facts(manifest, read_plan(os.path.join(run_dir, "plan.tsv")))
     write_atomic(os.path.join(run_dir, "sacct.json"), json.dumps(doc, indent=1))
     return missing
 
@@ -654,6 +822,17 @@ def main(argv):
                 manifest = json.load(f)
             if manifest.get("finished"):
                 raise ReplayError(f"run {args.resume} is already complete")
+            cluster = current_cluster(args.root)
+            if cluster != manifest["cluster"]:
+                raise ReplayError(f"RESUME={args.resume} ran on cluster "
+                                  f"'{manifest['cluster']}', but '{cluster}' is up; "
+                                  f"make down, then make up CLUSTER={manifest['cluster']}")
+            stopped = stopped_at(manifest, run_dir)
+            if not manifest.get("stopped_at"):
+                # Kept, so that a RESUME failing before it submits (no
+                # controller) neither loses nor shortens the pause.
+                manifest["stopped_at"], manifest["stopped_estimated"] = stopped
+                write_manifest(run_dir, manifest)
             log_line(run_dir, "resumed")
         else:
             if not args.log:
@@ -668,7 +847,12 @@ def main(argv):
             run_dir = os.path.join(results, run_id)
             os.mkdir(run_dir)
             write_plan(os.path.join(run_dir, "plan.tsv"), plan)
-            container = controller()
+            try:
+                topology_sha = keep_topology(args.root, cluster, run_dir)
+                container = controller()
+            except ReplayError:
+                shutil.rmtree(run_dir, ignore_errors=True)
+                raise
             manifest = {
                 "run_id": run_id, "cluster": cluster, "cluster_nodes": cluster_nodes,
                 "policy": args.policy, "log": log_name or os.path.abspath(path),
@@ -681,6 +865,7 @@ def main(argv):
                 "comm": args.comm, "pattern": args.pattern,
                 "ratio": args.ratio, "sparsity": args.sparsity,
                 "size_divisor": args.scale or logs.STUDY_SIZE_DIVISOR.get(log_name or "", 1),
+                "topology_sha256": topology_sha,
                 "git_revision": git_revision(args.root),
                 "slurm_version": ctl(container, "sinfo --version").strip(),
                 "t0": time.time() + 5,
@@ -691,8 +876,9 @@ def main(argv):
                      f"{log.skipped_no_runtime} without runtime")
             print(f"replay {run_id}: {len(plan)} jobs of {path} on {cluster} "
                   f"under {args.policy} at SPEEDUP={args.speedup:g}")
-        container, submitted = run(args, run_dir, manifest)
-        missing = collect(container, run_dir, manifest["run_id"], submitted)
+        container, submitted = run(args, run_dir, manifest,
+                                   stopped if args.resume else None)
+        missing = collect(container, run_dir, manifest, submitted)
         manifest["wall_end"] = datetime.datetime.now(datetime.timezone.utc).isoformat()
         manifest["finished"] = not missing
         if missing:
@@ -703,12 +889,15 @@ def main(argv):
         print(f"results in {shown(run_dir, args.root)}/")
         return 0 if not missing else 1
     except (ReplayError, logs.LogError) as e:
+        mark_stopped(run_dir)
         print(f"error: {e}", file=sys.stderr)
         return 1
     except OSError as e:
+        mark_stopped(run_dir)
         print(f"error: {os_error(e, run_dir)}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
+        mark_stopped(run_dir)
         print(f"\ninterrupted; continue with {resume_hint(run_dir)}", file=sys.stderr)
         return 130
 
