@@ -81,9 +81,9 @@ static int set_word(struct tb_options *o, const char *w, size_t n, char *err,
 			}
 		}
 		if (err && errlen)
-			snprintf(err, errlen, "%s: expected %s or %s, got '%.*s'",
-				 k->key, k->values[0], k->values[1], (int)vn,
-				 eq + 1);
+			snprintf(err, errlen,
+				 "%s: expected %s or %s, got '%.*s'", k->key,
+				 k->values[0], k->values[1], (int)vn, eq + 1);
 		return -1;
 	}
 	if (err && errlen)

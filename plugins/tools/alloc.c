@@ -26,14 +26,17 @@
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: tb-alloc <scenario> [<policy>|all] [--options <words>]\n"
-		"       tb-alloc --topology <json> [--busy <names>] [--busy-comm <names>]\n"
-		"                --job nodes=<n>[,comm=0|1,pattern=<p>] [--options <words>]\n"
-		"                [<policy>|all]\n"
+	fprintf(stderr,
+		"usage: tb-alloc <scenario> [<policy>|all] [--options <words>]\n"
+		"       tb-alloc --topology <json> [--busy <names>]\n"
+		"                [--busy-comm <names>]\n"
+		"                --job nodes=<n>[,comm=0|1,pattern=<p>]\n"
+		"                [--options <words>] [<policy>|all]\n"
 		"policies:");
 	for (int p = 0; p < TB_POLICY_COUNT; p++)
 		fprintf(stderr, " %s", tb_policy_name((enum tb_policy)p));
-	fprintf(stderr, "\noptions: eq3=pair|path ratio=eq1|share fit=bestfit|quiet\n"
+	fprintf(stderr,
+		"\noptions: eq3=pair|path ratio=eq1|share fit=bestfit|quiet\n"
 		"         split=halve|pow2 denominator=default1905|default\n");
 }
 
@@ -159,7 +162,8 @@ static int state_mode(int argc, char **argv, const char *words)
 		enum tb_status rc;
 		if (strcmp(policy, "all") && strcmp(policy, tb_policy_name(p)))
 			continue;
-		rc = tb_allocate_with((enum tb_policy)p, t, o, &job, &opts, alloc);
+		rc = tb_allocate_with((enum tb_policy)p, t, o, &job, &opts,
+				      alloc);
 		if (rc != TB_OK) {
 			fprintf(stderr, "tb-alloc: %s: %s\n", tb_policy_name(p),
 				tb_status_str(rc));

@@ -184,8 +184,9 @@ void test_icpp_default1905(void)
 		"leaf L7 40 0 0\njob nodes=512 comm=1 pattern=rhvd\n";
 	const char *three = "leaf a 4 0 0\nleaf b 6 0 0\nleaf c 5 0 0\n"
 			    "job nodes=10\n";
-	const char *pods = "leaf a 2 0 0 parent pod0\nleaf b 8 0 0 parent pod0\n"
-			   "leaf c 3 0 0 parent pod1\nleaf d 8 0 0 parent pod1\n";
+	const char *pods =
+		"leaf a 2 0 0 parent pod0\nleaf b 8 0 0 parent pod0\n"
+		"leaf c 3 0 0 parent pod1\nleaf d 8 0 0 parent pod1\n";
 	char text[256];
 	struct tb_options o = tb_options_default();
 	char err[160];
