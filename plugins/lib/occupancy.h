@@ -40,7 +40,8 @@ int tb_counts_init(struct tb_switch_counts *c, const struct tb_topology *t,
 void tb_counts_fini(struct tb_switch_counts *c);
 
 /* Share of a switch's nodes busy with communication-intensive jobs,
- * L_comm / L_nodes: the study's Perc, and our old reading of Eq. 1. */
+ * L_comm / L_nodes: our earlier reading of Eq. 1 (r(s) of Eq. 2-3 is the
+ * same before the job's own nodes). */
 double tb_comm_ratio(const struct tb_topology *t,
 		     const struct tb_switch_counts *c, int sw);
 

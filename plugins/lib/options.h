@@ -11,7 +11,7 @@
  *   ratio=eq1|share      the communication ratio greedy sorts leaves by.
  *                        eq1: L_comm / L_busy + L_busy / L_nodes (Eq. 1,
  *                        first term 0 on a leaf with nothing busy);
- *                        share: L_comm / L_nodes (the study's Perc).
+ *                        share: L_comm / L_nodes (our earlier reading).
  *   fit=bestfit|quiet    greedy when a switch below the root fits the job
  *                        (Alg. 1 l. 2-5). bestfit: the lowest fitting
  *                        switch with fewest free nodes, as Slurm's
