@@ -9,13 +9,17 @@ struct option_key {
 	const char *values[2];
 };
 
-enum { KEY_EQ3, KEY_RATIO, KEY_FIT, KEY_SPLIT, KEY_DENOMINATOR, N_KEYS };
+enum {
+	KEY_EQ3, KEY_RATIO, KEY_FIT, KEY_SPLIT, KEY_DENOMINATOR, KEY_RANKS,
+	N_KEYS
+};
 static const struct option_key keys[N_KEYS] = {
 	[KEY_EQ3] = { "eq3", { "pair", "path" } },
 	[KEY_RATIO] = { "ratio", { "eq1", "share" } },
 	[KEY_FIT] = { "fit", { "bestfit", "quiet" } },
 	[KEY_SPLIT] = { "split", { "halve", "pow2" } },
 	[KEY_DENOMINATOR] = { "denominator", { "default1905", "default" } },
+	[KEY_RANKS] = { "ranks", { "taken", "index" } },
 };
 
 static int get(const struct tb_options *o, int key)
@@ -25,7 +29,8 @@ static int get(const struct tb_options *o, int key)
 	case KEY_RATIO: return o->ratio == TB_RATIO_SHARE;
 	case KEY_FIT: return o->fit == TB_FITRULE_QUIET;
 	case KEY_SPLIT: return o->split == TB_SPLIT_POW2;
-	default: return o->denominator == TB_DENOM_DEFAULT;
+	case KEY_DENOMINATOR: return o->denominator == TB_DENOM_DEFAULT;
+	default: return o->ranks == TB_RANKS_INDEX;
 	}
 }
 
@@ -44,8 +49,11 @@ static void set(struct tb_options *o, int key, int v)
 	case KEY_SPLIT:
 		o->split = v ? TB_SPLIT_POW2 : TB_SPLIT_HALVE;
 		break;
-	default:
+	case KEY_DENOMINATOR:
 		o->denominator = v ? TB_DENOM_DEFAULT : TB_DENOM_DEFAULT1905;
+		break;
+	default:
+		o->ranks = v ? TB_RANKS_INDEX : TB_RANKS_TAKEN;
 		break;
 	}
 }
@@ -58,6 +66,7 @@ struct tb_options tb_options_default(void)
 		.fit = TB_FITRULE_BESTFIT,
 		.split = TB_SPLIT_HALVE,
 		.denominator = TB_DENOM_DEFAULT1905,
+		.ranks = TB_RANKS_TAKEN,
 	};
 }
 
@@ -88,7 +97,7 @@ static int set_word(struct tb_options *o, const char *w, size_t n, char *err,
 	}
 	if (err && errlen)
 		snprintf(err, errlen, "unknown option '%.*s' (eq3, ratio, fit, "
-			 "split, denominator; key=value)", (int)n, w);
+			 "split, denominator, ranks; key=value)", (int)n, w);
 	return -1;
 }
 

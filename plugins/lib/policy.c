@@ -46,6 +46,19 @@ enum tb_status tb_allocate(enum tb_policy p, const struct tb_topology *t,
 	return tb_allocate_with(p, t, o, job, NULL, alloc);
 }
 
+static int by_index(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return (x > y) - (x < y);
+}
+
+void tb_rank_order(const struct tb_options *opts, int *alloc, int n)
+{
+	if (opts && opts->ranks == TB_RANKS_INDEX)
+		qsort(alloc, (size_t)n, sizeof(*alloc), by_index);
+}
+
 enum tb_policy tb_denominator_policy(const struct tb_options *opts)
 {
 	if (opts && opts->denominator == TB_DENOM_DEFAULT)
@@ -53,19 +66,11 @@ enum tb_policy tb_denominator_policy(const struct tb_options *opts)
 	return TB_POLICY_DEFAULT1905;
 }
 
-enum tb_status tb_allocate_with(enum tb_policy p, const struct tb_topology *t,
-				const struct tb_occupancy *o,
-				const struct tb_job *job,
-				const struct tb_options *opts, int *alloc)
+static enum tb_status choose(enum tb_policy p, const struct tb_topology *t,
+			     const struct tb_occupancy *o,
+			     const struct tb_job *job,
+			     const struct tb_options *opts, int *alloc)
 {
-	struct tb_options paper = tb_options_default();
-
-	if (!opts)
-		opts = &paper;
-	if (job->nodes < 1 || o->n_nodes != t->n_nodes)
-		return TB_EINVAL;
-	if (job->nodes > t->n_nodes)
-		return TB_ETOOBIG;
 	switch (p) {
 	case TB_POLICY_DEFAULT:
 		return tb_policy_default(t, o, job, alloc);
@@ -80,6 +85,26 @@ enum tb_status tb_allocate_with(enum tb_policy p, const struct tb_topology *t,
 	default:
 		return TB_EINVAL;
 	}
+}
+
+enum tb_status tb_allocate_with(enum tb_policy p, const struct tb_topology *t,
+				const struct tb_occupancy *o,
+				const struct tb_job *job,
+				const struct tb_options *opts, int *alloc)
+{
+	struct tb_options paper = tb_options_default();
+	enum tb_status rc;
+
+	if (!opts)
+		opts = &paper;
+	if (job->nodes < 1 || o->n_nodes != t->n_nodes)
+		return TB_EINVAL;
+	if (job->nodes > t->n_nodes)
+		return TB_ETOOBIG;
+	rc = choose(p, t, o, job, opts, alloc);
+	if (rc == TB_OK)
+		tb_rank_order(opts, alloc, job->nodes);
+	return rc;
 }
 
 int tb_pick_init(struct tb_pick *pk, const struct tb_topology *t,

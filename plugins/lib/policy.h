@@ -41,6 +41,8 @@ enum tb_status tb_allocate_with(enum tb_policy p, const struct tb_topology *t,
 				const struct tb_occupancy *o,
 				const struct tb_job *job,
 				const struct tb_options *opts, int *alloc);
+/* Puts alloc in opts->ranks order (nothing to do for taken). */
+void tb_rank_order(const struct tb_options *opts, int *alloc, int n);
 /* The policy whose cost is Eq. 7's Cost_Default under opts (NULL: the
  * paper's, default1905). */
 enum tb_policy tb_denominator_policy(const struct tb_options *opts);

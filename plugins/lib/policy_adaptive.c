@@ -30,6 +30,9 @@ enum tb_status tb_policy_adaptive(const struct tb_topology *t,
 	rc = tb_policy_balanced(t, o, job, opts, other);
 	if (rc != TB_OK)
 		goto out;
+	/* Costed in the rank order the job will have. */
+	tb_rank_order(opts, alloc, job->nodes);
+	tb_rank_order(opts, other, job->nodes);
 	if (tb_allocation_cost_with(t, o, job, opts, alloc, &cost_greedy) ||
 	    tb_allocation_cost_with(t, o, job, opts, other, &cost_balanced)) {
 		rc = TB_ENOMEM;

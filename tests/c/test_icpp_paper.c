@@ -195,6 +195,9 @@ void test_icpp_default1905(void)
 	       "L7:40 L6:50 L5:70 L4:80 L3:100 L2:150 L1:22");
 	expect(three, "", TB_POLICY_DEFAULT1905, "a:4 c:5 b:1");
 	expect(three, "", TB_POLICY_DEFAULT, "b:6 a:4");
+	/* The same nodes in the order Slurm lays out tasks (ranks=index). */
+	expect(three, "ranks=index", TB_POLICY_DEFAULT1905, "a:4 b:1 c:5");
+	expect(three, "ranks=index", TB_POLICY_DEFAULT, "a:4 b:6");
 	/* A leaf fits: the one with fewest free nodes. */
 	expect("leaf a 4 0 0\nleaf b 4 1 0\nleaf c 4 0 0\njob nodes=3\n", "",
 	       TB_POLICY_DEFAULT1905, "b:3");
@@ -250,7 +253,7 @@ void test_icpp_options_text(void)
 
 	tb_options_format(&o, buf, sizeof(buf));
 	CHECK(!strcmp(buf, "eq3=pair ratio=eq1 fit=bestfit split=halve "
-			   "denominator=default1905"));
+			   "denominator=default1905 ranks=taken"));
 	CHECK_EQ(tb_options_parse(" eq3=path,fit=quiet\tratio=share ", &o, err,
 				  sizeof(err)), 0);
 	CHECK_EQ(o.eq3, TB_EQ3_PATH);
