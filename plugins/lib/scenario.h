@@ -13,7 +13,8 @@
  * `switch <name> parent <name>`).
  *
  * `options` takes the words of options.h (eq3=pair|path, ratio=eq1|share,
- * fit=bestfit|quiet, split=halve|pow2, denominator=default1905|default);
+ * fit=bestfit|quiet, split=halve|pow2, denominator=default1905|default,
+ * ranks=taken|index);
  * keys not given keep the paper's form. One such line at most.
  */
 #ifndef TB_SCENARIO_H

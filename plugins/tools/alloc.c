@@ -37,7 +37,8 @@ static void usage(void)
 		fprintf(stderr, " %s", tb_policy_name((enum tb_policy)p));
 	fprintf(stderr,
 		"\noptions: eq3=pair|path ratio=eq1|share fit=bestfit|quiet\n"
-		"         split=halve|pow2 denominator=default1905|default\n");
+		"         split=halve|pow2 denominator=default1905|default\n"
+		"         ranks=taken|index\n");
 }
 
 static int find_node(const struct tb_topology *t, const char *name)
