@@ -328,10 +328,10 @@ static void _record(job_record_t *job_ptr, enum tb_policy policy,
 	for (int p = TB_POLICY_DEFAULT + 1; p < TB_POLICY_COUNT; p++)
 		xstrfmtcat(text, ";cost_%s=%.6g",
 			   tb_policy_name((enum tb_policy) p), cost[p]);
+	xstrfmtcat(text, ";denominator=%s", tb_policy_name(denominator));
 	if (prof->runtime > 0)
-		xstrfmtcat(text, ";runtime_base=%.6g;runtime_scaled=%.6g;denominator=%s",
-			   prof->runtime, scaled,
-			   tb_policy_name(denominator));
+		xstrfmtcat(text, ";runtime_base=%.6g;runtime_scaled=%.6g",
+			   prof->runtime, scaled);
 	if (matrix)
 		xstrfmtcat(text, ";matrix_ranks=%d;hop_bytes=%.6g;hop_bytes_default=%.6g",
 			   matrix->ranks, hop_bytes[policy],
