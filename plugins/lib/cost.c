@@ -9,9 +9,10 @@ int tb_contention_init(struct tb_contention *c, const struct tb_topology *t,
 	int *comm = calloc((size_t)t->n_switches, sizeof(int));
 
 	c->topo = t;
+	c->eq3 = TB_EQ3_PAIR;
+	c->comm = comm;
 	c->ratio = calloc((size_t)t->n_switches, sizeof(double));
 	if (!comm || !c->ratio) {
-		free(comm);
 		tb_contention_fini(c);
 		return -1;
 	}
@@ -30,13 +31,14 @@ int tb_contention_init(struct tb_contention *c, const struct tb_topology *t,
 	for (int s = 0; s < t->n_switches; s++)
 		if (t->switches[s].n_nodes)
 			c->ratio[s] = (double)comm[s] / t->switches[s].n_nodes;
-	free(comm);
 	return 0;
 }
 
 void tb_contention_fini(struct tb_contention *c)
 {
+	free(c->comm);
 	free(c->ratio);
+	c->comm = NULL;
 	c->ratio = NULL;
 }
 
@@ -45,6 +47,16 @@ double tb_contention_factor(const struct tb_contention *c, int a, int b)
 	const struct tb_topology *t = c->topo;
 	int x = t->nodes[a].leaf, y = t->nodes[b].leaf;
 	double sum = 0.0;
+
+	if (x == y)	/* Eq. 2 */
+		return c->ratio[x];
+	if (c->eq3 == TB_EQ3_PAIR) {
+		/* Eq. 3 as printed: the lowest common switch is charged the
+		 * two leaves' pooled share, halved for the doubled links. */
+		int nodes = t->switches[x].n_nodes + t->switches[y].n_nodes;
+		return c->ratio[x] + c->ratio[y] +
+		       0.5 * (c->comm[x] + c->comm[y]) / nodes;
+	}
 
 	/* Up both sides until they meet; the meeting switch counts once. */
 	while (x != y) {
@@ -150,11 +162,24 @@ int tb_allocation_cost(const struct tb_topology *t,
 		       const struct tb_occupancy *o, const struct tb_job *job,
 		       const int *alloc, double *cost)
 {
+	return tb_allocation_cost_with(t, o, job, NULL, alloc, cost);
+}
+
+int tb_allocation_cost_with(const struct tb_topology *t,
+			    const struct tb_occupancy *o,
+			    const struct tb_job *job,
+			    const struct tb_options *opts, const int *alloc,
+			    double *cost)
+{
 	struct tb_contention c;
 	int p = job->nodes;
 
-	if (tb_contention_init(&c, t, o, alloc, p))
+	/* L_comm counts nodes of communication-intensive jobs (Table 1):
+	 * the job's own only when it is one. */
+	if (tb_contention_init(&c, t, o, alloc, job->comm ? p : 0))
 		return -1;
+	if (opts)
+		c.eq3 = opts->eq3;
 	switch (job->pattern) {
 	case TB_PATTERN_RD:
 		*cost = cost_rd(&c, alloc, p);
@@ -180,10 +205,14 @@ int tb_allocation_cost(const struct tb_topology *t,
 	return 0;
 }
 
-double tb_scaled_runtime(double runtime, double comm_fraction, double cost,
-			 double cost_default)
+double tb_scaled_runtime(const struct tb_job *job, double runtime,
+			 double cost, double cost_default)
 {
-	double ratio = cost_default > 0.0 ? cost / cost_default : 1.0;
+	double f = job->comm_fraction,
+	       ratio = cost_default > 0.0 ? cost / cost_default : 1.0;
 
-	return runtime * (1.0 - comm_fraction) + runtime * comm_fraction * ratio;
+	/* P:275: "The runtime of a compute-intensive job is not affected." */
+	if (!job->comm)
+		return runtime;
+	return runtime * (1.0 - f) + runtime * f * ratio;
 }

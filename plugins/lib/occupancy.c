@@ -33,20 +33,24 @@ int tb_counts_init(struct tb_switch_counts *c, const struct tb_topology *t,
 	c->n_switches = t->n_switches;
 	c->free_nodes = calloc((size_t)t->n_switches, sizeof(int));
 	c->comm_nodes = calloc((size_t)t->n_switches, sizeof(int));
-	if (!c->free_nodes || !c->comm_nodes) {
+	c->busy_nodes = calloc((size_t)t->n_switches, sizeof(int));
+	if (!c->free_nodes || !c->comm_nodes || !c->busy_nodes) {
 		tb_counts_fini(c);
 		return -1;
 	}
 	for (int n = 0; n < t->n_nodes && n < o->n_nodes; n++) {
 		int st = o->state[n];
 
-		if (st != TB_NODE_FREE && st != TB_NODE_BUSY_COMM)
+		if (st == TB_NODE_DOWN)
 			continue;
 		for (int s = t->nodes[n].leaf; s != TB_NO_PARENT;
 		     s = t->switches[s].parent) {
-			if (st == TB_NODE_FREE)
+			if (st == TB_NODE_FREE) {
 				c->free_nodes[s]++;
-			else
+				continue;
+			}
+			c->busy_nodes[s]++;
+			if (st == TB_NODE_BUSY_COMM)
 				c->comm_nodes[s]++;
 		}
 	}
@@ -57,7 +61,8 @@ void tb_counts_fini(struct tb_switch_counts *c)
 {
 	free(c->free_nodes);
 	free(c->comm_nodes);
-	c->free_nodes = c->comm_nodes = NULL;
+	free(c->busy_nodes);
+	c->free_nodes = c->comm_nodes = c->busy_nodes = NULL;
 }
 
 double tb_comm_ratio(const struct tb_topology *t,
@@ -66,4 +71,15 @@ double tb_comm_ratio(const struct tb_topology *t,
 	int n = t->switches[sw].n_nodes;
 
 	return n ? (double)c->comm_nodes[sw] / n : 0.0;
+}
+
+double tb_comm_ratio_eq1(const struct tb_topology *t,
+			 const struct tb_switch_counts *c, int sw)
+{
+	int n = t->switches[sw].n_nodes, busy = c->busy_nodes[sw];
+
+	if (!n)
+		return 0.0;
+	return (busy ? (double)c->comm_nodes[sw] / busy : 0.0) +
+	       (double)busy / n;
 }

@@ -32,14 +32,22 @@ struct tb_switch_counts {
 	int n_switches;
 	int *free_nodes;	/* free nodes below each switch */
 	int *comm_nodes;	/* nodes below busy with a comm-intensive job */
+	int *busy_nodes;	/* nodes below busy with any job (L_busy) */
 };
 
 int tb_counts_init(struct tb_switch_counts *c, const struct tb_topology *t,
 		   const struct tb_occupancy *o);
 void tb_counts_fini(struct tb_switch_counts *c);
 
-/* Eq. 1: share of a switch's nodes busy with communication-intensive jobs. */
+/* Share of a switch's nodes busy with communication-intensive jobs,
+ * L_comm / L_nodes: our earlier reading of Eq. 1 (r(s) of Eq. 2-3 is the
+ * same before the job's own nodes). */
 double tb_comm_ratio(const struct tb_topology *t,
 		     const struct tb_switch_counts *c, int sw);
+
+/* Eq. 1 as printed: L_comm / L_busy + L_busy / L_nodes. The first term is
+ * 0 on a switch with nothing busy (no contention where nothing runs). */
+double tb_comm_ratio_eq1(const struct tb_topology *t,
+			 const struct tb_switch_counts *c, int sw);
 
 #endif

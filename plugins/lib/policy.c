@@ -8,6 +8,7 @@ static const char *const policy_names[TB_POLICY_COUNT] = {
 	[TB_POLICY_GREEDY] = "greedy",
 	[TB_POLICY_BALANCED] = "balanced",
 	[TB_POLICY_ADAPTIVE] = "adaptive",
+	[TB_POLICY_DEFAULT1905] = "default1905",
 };
 
 const char *tb_policy_name(enum tb_policy p)
@@ -42,22 +43,68 @@ enum tb_status tb_allocate(enum tb_policy p, const struct tb_topology *t,
 			   const struct tb_occupancy *o,
 			   const struct tb_job *job, int *alloc)
 {
-	if (job->nodes < 1 || o->n_nodes != t->n_nodes)
-		return TB_EINVAL;
-	if (job->nodes > t->n_nodes)
-		return TB_ETOOBIG;
+	return tb_allocate_with(p, t, o, job, NULL, alloc);
+}
+
+static int by_index(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return (x > y) - (x < y);
+}
+
+void tb_rank_order(const struct tb_options *opts, int *alloc, int n)
+{
+	if (opts && opts->ranks == TB_RANKS_INDEX)
+		qsort(alloc, (size_t)n, sizeof(*alloc), by_index);
+}
+
+enum tb_policy tb_denominator_policy(const struct tb_options *opts)
+{
+	if (opts && opts->denominator == TB_DENOM_DEFAULT)
+		return TB_POLICY_DEFAULT;
+	return TB_POLICY_DEFAULT1905;
+}
+
+static enum tb_status choose(enum tb_policy p, const struct tb_topology *t,
+			     const struct tb_occupancy *o,
+			     const struct tb_job *job,
+			     const struct tb_options *opts, int *alloc)
+{
 	switch (p) {
 	case TB_POLICY_DEFAULT:
 		return tb_policy_default(t, o, job, alloc);
 	case TB_POLICY_GREEDY:
-		return tb_policy_greedy(t, o, job, alloc);
+		return tb_policy_greedy(t, o, job, opts, alloc);
 	case TB_POLICY_BALANCED:
-		return tb_policy_balanced(t, o, job, alloc);
+		return tb_policy_balanced(t, o, job, opts, alloc);
 	case TB_POLICY_ADAPTIVE:
-		return tb_policy_adaptive(t, o, job, alloc);
+		return tb_policy_adaptive(t, o, job, opts, alloc);
+	case TB_POLICY_DEFAULT1905:
+		return tb_policy_default1905(t, o, job, alloc);
 	default:
 		return TB_EINVAL;
 	}
+}
+
+enum tb_status tb_allocate_with(enum tb_policy p, const struct tb_topology *t,
+				const struct tb_occupancy *o,
+				const struct tb_job *job,
+				const struct tb_options *opts, int *alloc)
+{
+	struct tb_options paper = tb_options_default();
+	enum tb_status rc;
+
+	if (!opts)
+		opts = &paper;
+	if (job->nodes < 1 || o->n_nodes != t->n_nodes)
+		return TB_EINVAL;
+	if (job->nodes > t->n_nodes)
+		return TB_ETOOBIG;
+	rc = choose(p, t, o, job, opts, alloc);
+	if (rc == TB_OK)
+		tb_rank_order(opts, alloc, job->nodes);
+	return rc;
 }
 
 int tb_pick_init(struct tb_pick *pk, const struct tb_topology *t,
@@ -121,14 +168,23 @@ int tb_is_below(const struct tb_topology *t, int sw, int ancestor)
 	return 0;
 }
 
+double tb_leaf_ratio(const struct tb_topology *t,
+		     const struct tb_switch_counts *c, int sw,
+		     enum tb_ratio_form form)
+{
+	return form == TB_RATIO_EQ1 ? tb_comm_ratio_eq1(t, c, sw) :
+				      tb_comm_ratio(t, c, sw);
+}
+
 static int better_fit(const struct tb_topology *t,
 		      const struct tb_switch_counts *c, int s, int best,
-		      enum tb_fit_order order)
+		      enum tb_fit_order order, enum tb_ratio_form form)
 {
 	if (t->switches[s].level != t->switches[best].level)
 		return t->switches[s].level < t->switches[best].level;
 	if (order != TB_FIT_TIGHTEST) {
-		double rs = tb_comm_ratio(t, c, s), rb = tb_comm_ratio(t, c, best);
+		double rs = tb_leaf_ratio(t, c, s, form),
+		       rb = tb_leaf_ratio(t, c, best, form);
 		if (rs != rb)
 			return order == TB_FIT_QUIETEST ? rs < rb : rs > rb;
 	}
@@ -139,12 +195,20 @@ int tb_lowest_fitting_switch(const struct tb_topology *t,
 			     const struct tb_switch_counts *c, int n,
 			     enum tb_fit_order order)
 {
+	return tb_lowest_fitting_switch_by(t, c, n, order, TB_RATIO_SHARE);
+}
+
+int tb_lowest_fitting_switch_by(const struct tb_topology *t,
+				const struct tb_switch_counts *c, int n,
+				enum tb_fit_order order,
+				enum tb_ratio_form form)
+{
 	int best = -1;
 
 	for (int s = 0; s < t->n_switches; s++) {
 		if (c->free_nodes[s] < n)
 			continue;
-		if (best < 0 || better_fit(t, c, s, best, order))
+		if (best < 0 || better_fit(t, c, s, best, order, form))
 			best = s;
 	}
 	return best;
@@ -155,6 +219,16 @@ enum tb_status tb_candidate_leaves(const struct tb_topology *t,
 				   enum tb_fit_order order,
 				   struct tb_leaf_key **keys, int *n)
 {
+	return tb_candidate_leaves_by(t, o, nodes, order, TB_RATIO_SHARE,
+				      keys, n);
+}
+
+enum tb_status tb_candidate_leaves_by(const struct tb_topology *t,
+				      const struct tb_occupancy *o, int nodes,
+				      enum tb_fit_order order,
+				      enum tb_ratio_form form,
+				      struct tb_leaf_key **keys, int *n)
+{
 	struct tb_switch_counts c;
 	int top;
 
@@ -162,7 +236,7 @@ enum tb_status tb_candidate_leaves(const struct tb_topology *t,
 	*n = 0;
 	if (tb_counts_init(&c, t, o))
 		return TB_ENOMEM;
-	top = tb_lowest_fitting_switch(t, &c, nodes, order);
+	top = tb_lowest_fitting_switch_by(t, &c, nodes, order, form);
 	if (top < 0) {
 		tb_counts_fini(&c);
 		return TB_ENOSPACE;
@@ -178,7 +252,7 @@ enum tb_status tb_candidate_leaves(const struct tb_topology *t,
 			continue;
 		(*keys)[*n].leaf = leaf;
 		(*keys)[*n].free_nodes = c.free_nodes[leaf];
-		(*keys)[*n].ratio = tb_comm_ratio(t, &c, leaf);
+		(*keys)[*n].ratio = tb_leaf_ratio(t, &c, leaf, form);
 		(*n)++;
 	}
 	tb_counts_fini(&c);

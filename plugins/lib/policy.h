@@ -4,6 +4,7 @@
 
 #include "job.h"
 #include "occupancy.h"
+#include "options.h"
 #include "topology.h"
 
 enum tb_policy {
@@ -11,6 +12,7 @@ enum tb_policy {
 	TB_POLICY_GREEDY,	/* ICPP-W 2020, Algorithm 1 */
 	TB_POLICY_BALANCED,	/* ICPP-W 2020, Algorithm 2 */
 	TB_POLICY_ADAPTIVE,	/* ICPP-W 2020, cheaper (or costlier) of both */
+	TB_POLICY_DEFAULT1905,	/* Slurm 19.05 select/linear + topology/tree */
 	TB_POLICY_COUNT
 };
 
@@ -33,6 +35,17 @@ const char *tb_status_str(enum tb_status s);
 enum tb_status tb_allocate(enum tb_policy p, const struct tb_topology *t,
 			   const struct tb_occupancy *o,
 			   const struct tb_job *job, int *alloc);
+/* The same under named readings of the paper (options.h); tb_allocate is
+ * this with the paper's form. opts may be NULL for the paper's form. */
+enum tb_status tb_allocate_with(enum tb_policy p, const struct tb_topology *t,
+				const struct tb_occupancy *o,
+				const struct tb_job *job,
+				const struct tb_options *opts, int *alloc);
+/* Puts alloc in opts->ranks order (nothing to do for taken). */
+void tb_rank_order(const struct tb_options *opts, int *alloc, int n);
+/* The policy whose cost is Eq. 7's Cost_Default under opts (NULL: the
+ * paper's, default1905). */
+enum tb_policy tb_denominator_policy(const struct tb_options *opts);
 
 /* Shared by the policy files. */
 struct tb_pick {
@@ -61,13 +74,22 @@ enum tb_fit_order {
 int tb_lowest_fitting_switch(const struct tb_topology *t,
 			     const struct tb_switch_counts *c, int n,
 			     enum tb_fit_order order);
+/* The same, ordering by the communication ratio of the given form (the
+ * function above uses the share, TB_RATIO_SHARE). */
+int tb_lowest_fitting_switch_by(const struct tb_topology *t,
+				const struct tb_switch_counts *c, int n,
+				enum tb_fit_order order,
+				enum tb_ratio_form form);
+double tb_leaf_ratio(const struct tb_topology *t,
+		     const struct tb_switch_counts *c, int sw,
+		     enum tb_ratio_form form);
 int tb_is_below(const struct tb_topology *t, int sw, int ancestor);
 
 /* A leaf with free nodes, as greedy and balanced sort them. */
 struct tb_leaf_key {
 	int leaf;
 	int free_nodes;
-	double ratio;		/* Eq. 1, before the job */
+	double ratio;		/* communication ratio, before the job */
 };
 /* The leaves with free nodes under the lowest switch that fits `nodes`,
  * in topology order; *keys is malloc'd for the caller to free. */
@@ -75,18 +97,31 @@ enum tb_status tb_candidate_leaves(const struct tb_topology *t,
 				   const struct tb_occupancy *o, int nodes,
 				   enum tb_fit_order order,
 				   struct tb_leaf_key **keys, int *n);
+/* The same with the ratio (of the switch choice and of the keys) in the
+ * given form; tb_candidate_leaves uses TB_RATIO_SHARE. */
+enum tb_status tb_candidate_leaves_by(const struct tb_topology *t,
+				      const struct tb_occupancy *o, int nodes,
+				      enum tb_fit_order order,
+				      enum tb_ratio_form form,
+				      struct tb_leaf_key **keys, int *n);
 
 enum tb_status tb_policy_default(const struct tb_topology *t,
 				 const struct tb_occupancy *o,
 				 const struct tb_job *job, int *alloc);
 enum tb_status tb_policy_greedy(const struct tb_topology *t,
 				const struct tb_occupancy *o,
-				const struct tb_job *job, int *alloc);
+				const struct tb_job *job,
+				const struct tb_options *opts, int *alloc);
 enum tb_status tb_policy_balanced(const struct tb_topology *t,
 				  const struct tb_occupancy *o,
-				  const struct tb_job *job, int *alloc);
+				  const struct tb_job *job,
+				  const struct tb_options *opts, int *alloc);
 enum tb_status tb_policy_adaptive(const struct tb_topology *t,
 				  const struct tb_occupancy *o,
-				  const struct tb_job *job, int *alloc);
+				  const struct tb_job *job,
+				  const struct tb_options *opts, int *alloc);
+enum tb_status tb_policy_default1905(const struct tb_topology *t,
+				     const struct tb_occupancy *o,
+				     const struct tb_job *job, int *alloc);
 
 #endif

@@ -2,7 +2,9 @@
  * Adaptive: run greedy and balanced on the same snapshot and keep the
  * cheaper allocation (Eq. 6) for a communication-intensive job, the costlier
  * for a compute-intensive one, which leaves the cheap placements to jobs
- * that communicate. Ties go to greedy.
+ * that communicate (P:217). The paper names no tie; ties go to greedy, the
+ * first of the two it describes, so an equal estimate never trades the
+ * least contended leaves for a power-of-two split.
  */
 #include "policy.h"
 
@@ -13,7 +15,8 @@
 
 enum tb_status tb_policy_adaptive(const struct tb_topology *t,
 				  const struct tb_occupancy *o,
-				  const struct tb_job *job, int *alloc)
+				  const struct tb_job *job,
+				  const struct tb_options *opts, int *alloc)
 {
 	int *other = malloc(sizeof(int) * (size_t)job->nodes);
 	double cost_greedy, cost_balanced;
@@ -21,14 +24,17 @@ enum tb_status tb_policy_adaptive(const struct tb_topology *t,
 
 	if (!other)
 		return TB_ENOMEM;
-	rc = tb_policy_greedy(t, o, job, alloc);
+	rc = tb_policy_greedy(t, o, job, opts, alloc);
 	if (rc != TB_OK)
 		goto out;
-	rc = tb_policy_balanced(t, o, job, other);
+	rc = tb_policy_balanced(t, o, job, opts, other);
 	if (rc != TB_OK)
 		goto out;
-	if (tb_allocation_cost(t, o, job, alloc, &cost_greedy) ||
-	    tb_allocation_cost(t, o, job, other, &cost_balanced)) {
+	/* Costed in the rank order the job will have. */
+	tb_rank_order(opts, alloc, job->nodes);
+	tb_rank_order(opts, other, job->nodes);
+	if (tb_allocation_cost_with(t, o, job, opts, alloc, &cost_greedy) ||
+	    tb_allocation_cost_with(t, o, job, opts, other, &cost_balanced)) {
 		rc = TB_ENOMEM;
 		goto out;
 	}

@@ -1,13 +1,18 @@
 /*
- * Greedy (Algorithm 1): under the lowest switch with enough free nodes,
- * take leaves by their communication ratio (Eq. 1): least contended first
- * for a communication-intensive job, most contended first for a compute-
- * intensive one, so that quiet leaves stay free for jobs that need them.
- * Ties: more free nodes first (fewer leaves), then topology order.
+ * Greedy (Algorithm 1): under the lowest switch with enough free nodes
+ * (Alg. 1 l. 2), take leaves by their communication ratio (Eq. 1, l. 7-10):
+ * least contended first for a communication-intensive job, most contended
+ * first for a compute-intensive one, so that quiet leaves stay free for
+ * jobs that need them; each leaf gives what it has (l. 13-17).
+ * Ties (the paper gives none): more free nodes first (fewer leaves), then
+ * topology order.
  *
- * When several switches of that lowest level fit (often: several leaves
- * fit a small job), the same ratio order chooses among them; plain best
- * fit would ignore contention exactly where a job sits on one leaf.
+ * opts->ratio: Eq. 1 as printed (eq1), or the communicating share of the
+ * leaf (share, our earlier reading). opts->fit: which switch of that lowest
+ * level when several fit (often several leaves fit a small job):
+ * best fit as in Slurm (bestfit, the paper's l. 2, P:92), or the same ratio
+ * order (quiet, our extension: best fit ignores contention exactly where a
+ * job sits on one leaf).
  */
 #include "policy.h"
 
@@ -37,14 +42,19 @@ static int by_ratio_down(const void *a, const void *b)
 
 enum tb_status tb_policy_greedy(const struct tb_topology *t,
 				const struct tb_occupancy *o,
-				const struct tb_job *job, int *alloc)
+				const struct tb_job *job,
+				const struct tb_options *opts, int *alloc)
 {
 	struct tb_leaf_key *keys;
 	struct tb_pick pk;
 	int n, rem = job->nodes;
 	enum tb_fit_order order = job->comm ? TB_FIT_QUIETEST : TB_FIT_BUSIEST;
-	enum tb_status rc = tb_candidate_leaves(t, o, job->nodes, order,
-						&keys, &n);
+	enum tb_status rc;
+
+	if (opts->fit == TB_FITRULE_BESTFIT)
+		order = TB_FIT_TIGHTEST;
+	rc = tb_candidate_leaves_by(t, o, job->nodes, order, opts->ratio,
+				    &keys, &n);
 
 	if (rc != TB_OK)
 		return rc;

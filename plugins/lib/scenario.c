@@ -190,6 +190,19 @@ static int eval_line(struct builder *b, char **w, int n)
 	return 0;
 }
 
+static int options_line(struct builder *b, char **w, int n)
+{
+	char why[160];
+
+	if (b->s->has_options)
+		return fail(b, "a second 'options' line");
+	for (int i = 1; i < n; i++)
+		if (tb_options_parse(w[i], &b->s->opts, why, sizeof(why)))
+			return fail(b, "options: %s", why);
+	b->s->has_options = 1;
+	return 0;
+}
+
 /* Nodes, occupancy and the eval allocation, once every line is read. */
 static int build(struct builder *b)
 {
@@ -284,6 +297,7 @@ int tb_scenario_parse(const char *text, size_t len, const char *name,
 	b.s->job.comm = 1;
 	b.s->job.pattern = TB_PATTERN_RD;
 	b.s->job.comm_fraction = 0.5;
+	b.s->opts = tb_options_default();
 	while ((rc = tb_next_line(text, len, &pos, line, sizeof(line))) != 0) {
 		int n;
 
@@ -307,8 +321,10 @@ int tb_scenario_parse(const char *text, size_t len, const char *name,
 			rc = job_line(&b, w, n);
 		else if (!strcmp(w[0], "eval"))
 			rc = eval_line(&b, w, n);
+		else if (!strcmp(w[0], "options"))
+			rc = options_line(&b, w, n);
 		else
-			rc = fail(&b, "unknown keyword '%s' (leaf, switch, job, eval)", w[0]);
+			rc = fail(&b, "unknown keyword '%s' (leaf, switch, job, eval, options)", w[0]);
 		if (rc)
 			goto bad;
 	}

@@ -5,11 +5,17 @@
  *   leaf L1 160 0 0
  *   job nodes=512 comm=1 pattern=rhvd [ratio=0.5]
  *   eval L1:128 L2:128          # optional: cost of a given allocation
+ *   options eq3=path fit=quiet  # optional: readings of the paper
  *
  * A leaf's first <busy> nodes are busy, the first <busy_comm> of them with
  * communication-intensive jobs. Leaves without a parent hang under one
  * root; named parents become switches (they may have parents of their own:
  * `switch <name> parent <name>`).
+ *
+ * `options` takes the words of options.h (eq3=pair|path, ratio=eq1|share,
+ * fit=bestfit|quiet, split=halve|pow2, denominator=default1905|default,
+ * ranks=taken|index);
+ * keys not given keep the paper's form. One such line at most.
  */
 #ifndef TB_SCENARIO_H
 #define TB_SCENARIO_H
@@ -18,6 +24,7 @@
 
 #include "job.h"
 #include "occupancy.h"
+#include "options.h"
 #include "topology.h"
 
 #define TB_SCENARIO_MAX_NODES (1 << 20)
@@ -29,6 +36,8 @@ struct tb_scenario {
 	int has_job;
 	int n_eval;		/* nodes of the eval allocation, or 0 */
 	int *eval_alloc;
+	struct tb_options opts;	/* the paper's form unless an options line */
+	int has_options;
 };
 
 /* Returns 0, or -1 with "<name>:<line>: <reason>" in err. */

@@ -333,6 +333,7 @@ static void _record(job_record_t *job_ptr, enum tb_policy policy,
 		    const char *fallback, bitstr_t *node_map)
 {
 	double cost[TB_POLICY_COUNT], hop_bytes[TB_POLICY_COUNT];
+	enum tb_policy denominator = tb_denominator_policy(NULL);
 	int *alloc = xcalloc(job->nodes, sizeof(int));
 	char *text = NULL, val[64];
 	double scaled, actual = _actual_cost(occ, job, node_map);
@@ -348,8 +349,10 @@ static void _record(job_record_t *job_ptr, enum tb_policy policy,
 						    job->nodes);
 	}
 	xfree(alloc);
-	scaled = tb_scaled_runtime(prof->runtime, prof->comm_fraction,
-				   cost[policy], cost[TB_POLICY_DEFAULT]);
+	/* Eq. 7 divides by the study's baseline (default1905); cost_default
+	 * below stays the cost of policy default, Slurm 24.11's tree. */
+	scaled = tb_scaled_runtime(job, prof->runtime, cost[policy],
+				   cost[denominator]);
 	xstrfmtcat(text, "policy=%s;comm=%d;pattern=%s;comm_percent=%g",
 		   tb_policy_name(policy), job->comm,
 		   tb_pattern_name(job->pattern), prof->comm_fraction * 100);
@@ -359,6 +362,7 @@ static void _record(job_record_t *job_ptr, enum tb_policy policy,
 		xstrfmtcat(text, ";cost_%s=%.6g",
 			   tb_policy_name((enum tb_policy) p), cost[p]);
 	xstrfmtcat(text, ";cost_actual=%.6g", actual);
+	xstrfmtcat(text, ";denominator=%s", tb_policy_name(denominator));
 	if (prof->runtime > 0)
 		xstrfmtcat(text, ";runtime_base=%.6g;runtime_scaled=%.6g",
 			   prof->runtime, scaled);

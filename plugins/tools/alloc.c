@@ -12,6 +12,9 @@
  *            --job nodes=6[,comm=1,pattern=rd] [policy|all]
  *
  * prints "<policy> <node>,<node>,..." in rank order.
+ *
+ * Either mode takes --options "<words>" (plugins/lib/options.h, e.g.
+ * "eq3=path fit=quiet"), applied after a scenario's own options line.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,9 +26,19 @@
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: tb-alloc <scenario> [default|greedy|balanced|adaptive|all]\n"
-		"       tb-alloc --topology <json> [--busy <names>] [--busy-comm <names>]\n"
-		"                --job nodes=<n>[,comm=0|1,pattern=<p>] [policy|all]\n");
+	fprintf(stderr,
+		"usage: tb-alloc <scenario> [<policy>|all] [--options <words>]\n"
+		"       tb-alloc --topology <json> [--busy <names>]\n"
+		"                [--busy-comm <names>]\n"
+		"                --job nodes=<n>[,comm=0|1,pattern=<p>]\n"
+		"                [--options <words>] [<policy>|all]\n"
+		"policies:");
+	for (int p = 0; p < TB_POLICY_COUNT; p++)
+		fprintf(stderr, " %s", tb_policy_name((enum tb_policy)p));
+	fprintf(stderr,
+		"\noptions: eq3=pair|path ratio=eq1|share fit=bestfit|quiet\n"
+		"         split=halve|pow2 denominator=default1905|default\n"
+		"         ranks=taken|index\n");
 }
 
 static int find_node(const struct tb_topology *t, const char *name)
@@ -74,13 +87,42 @@ static int parse_job(char *spec, struct tb_job *job)
 	return job->nodes > 0 ? 0 : -1;
 }
 
-static int state_mode(int argc, char **argv)
+/* Removes "--options <words>" from argv into *words; returns the new
+ * argc. */
+static int take_options(int argc, char **argv, const char **words)
+{
+	int out = 0;
+
+	*words = NULL;
+	for (int i = 0; i < argc; i++) {
+		if (!strcmp(argv[i], "--options") && i + 1 < argc) {
+			*words = argv[++i];
+			continue;
+		}
+		argv[out++] = argv[i];
+	}
+	return out;
+}
+
+static int apply_options(const char *words, struct tb_options *o)
+{
+	char err[200];
+
+	if (words && tb_options_parse(words, o, err, sizeof(err))) {
+		fprintf(stderr, "tb-alloc: --options: %s\n", err);
+		return -1;
+	}
+	return 0;
+}
+
+static int state_mode(int argc, char **argv, const char *words)
 {
 	const char *topo_path = NULL, *policy = "all";
 	char *busy = NULL, *busy_comm = NULL, *job_spec = NULL, err[512];
 	struct tb_topology *t;
 	struct tb_occupancy *o;
 	struct tb_job job = { 0 };
+	struct tb_options opts = tb_options_default();
 	int *alloc, failed = 0;
 
 	for (int i = 1; i < argc; i++) {
@@ -103,6 +145,8 @@ static int state_mode(int argc, char **argv)
 		usage();
 		return 2;
 	}
+	if (apply_options(words, &opts))
+		return 2;
 	if (tb_topology_load(topo_path, &t, err, sizeof(err))) {
 		fprintf(stderr, "tb-alloc: %s\n", err);
 		return 1;
@@ -119,7 +163,8 @@ static int state_mode(int argc, char **argv)
 		enum tb_status rc;
 		if (strcmp(policy, "all") && strcmp(policy, tb_policy_name(p)))
 			continue;
-		rc = tb_allocate((enum tb_policy)p, t, o, &job, alloc);
+		rc = tb_allocate_with((enum tb_policy)p, t, o, &job, &opts,
+				      alloc);
 		if (rc != TB_OK) {
 			fprintf(stderr, "tb-alloc: %s: %s\n", tb_policy_name(p),
 				tb_status_str(rc));
@@ -156,7 +201,8 @@ static void print_allocation(const char *label, const struct tb_topology *t,
 static int run_policy(const struct tb_scenario *s, enum tb_policy p, int *alloc)
 {
 	double cost;
-	enum tb_status rc = tb_allocate(p, s->topo, s->occ, &s->job, alloc);
+	enum tb_status rc = tb_allocate_with(p, s->topo, s->occ, &s->job,
+					     &s->opts, alloc);
 
 	if (rc != TB_OK) {
 		printf("%s -\n", tb_policy_name(p));
@@ -164,7 +210,8 @@ static int run_policy(const struct tb_scenario *s, enum tb_policy p, int *alloc)
 			tb_policy_name(p), tb_status_str(rc), s->job.nodes);
 		return 1;
 	}
-	if (tb_allocation_cost(s->topo, s->occ, &s->job, alloc, &cost)) {
+	if (tb_allocation_cost_with(s->topo, s->occ, &s->job, &s->opts, alloc,
+				    &cost)) {
 		fprintf(stderr, "tb-alloc: out of memory\n");
 		return 1;
 	}
@@ -178,17 +225,20 @@ int main(int argc, char **argv)
 	char err[512];
 	int *alloc, failed = 0, first = 0, last = TB_POLICY_COUNT - 1;
 	enum tb_policy only;
+	const char *words;
 
+	argc = take_options(argc, argv, &words);
 	if (argc >= 2 && !strcmp(argv[1], "--topology"))
-		return state_mode(argc, argv);
+		return state_mode(argc, argv, words);
 	if (argc < 2 || argc > 3) {
 		usage();
 		return 2;
 	}
 	if (argc == 3 && strcmp(argv[2], "all")) {
 		if (tb_policy_parse(argv[2], &only)) {
-			fprintf(stderr, "tb-alloc: unknown policy '%s'; valid: "
-				"default greedy balanced adaptive all\n", argv[2]);
+			fprintf(stderr, "tb-alloc: unknown policy '%s'\n",
+				argv[2]);
+			usage();
 			return 2;
 		}
 		first = last = (int)only;
@@ -196,6 +246,10 @@ int main(int argc, char **argv)
 	if (tb_scenario_load(argv[1], &s, err, sizeof(err))) {
 		fprintf(stderr, "tb-alloc: %s\n", err);
 		return 1;
+	}
+	if (apply_options(words, &s->opts)) {
+		tb_scenario_free(s);
+		return 2;
 	}
 	alloc = malloc(sizeof(int) * (size_t)s->topo->n_nodes);
 	if (!alloc) {
@@ -205,8 +259,8 @@ int main(int argc, char **argv)
 	}
 	if (s->n_eval) {
 		double cost;
-		if (tb_allocation_cost(s->topo, s->occ, &s->job, s->eval_alloc,
-				       &cost)) {
+		if (tb_allocation_cost_with(s->topo, s->occ, &s->job, &s->opts,
+					    s->eval_alloc, &cost)) {
 			fprintf(stderr, "tb-alloc: out of memory\n");
 			failed = 1;
 		} else {

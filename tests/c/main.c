@@ -28,6 +28,14 @@ static const struct tb_test tb_tests[] = {
 	T(test_topology_json_errors),
 	T(test_profile_from_comment),
 	T(test_comm_option),
+	T(test_icpp_eq1_communication_ratio),
+	T(test_icpp_greedy_fitting_leaf),
+	T(test_icpp_eq3_pair_and_path),
+	T(test_icpp_compute_job_contention),
+	T(test_icpp_eq7_compute_job_unchanged),
+	T(test_icpp_default1905),
+	T(test_icpp_balanced_split_and_compute),
+	T(test_icpp_options_text),
 	{ NULL, NULL },
 };
 #undef T

@@ -68,6 +68,7 @@ void test_deeper_tree_contention(void)
 	const int *a = s->eval_alloc;
 
 	tb_contention_init(&c, s->topo, s->occ, a, 3);
+	c.eq3 = TB_EQ3_PATH;	/* the depth-general form */
 	/* a: 3/4, b: 1/4, pod0: 4/8 at level 1. */
 	CHECK_NEAR(tb_contention_factor(&c, a[0], a[1]), 0.75 + 0.25 + 0.5 / 2);
 	/* a, pod0, root, pod1, c: root (5/16) at level 2, pod1 (1/8). */
@@ -80,8 +81,12 @@ void test_deeper_tree_contention(void)
 
 void test_runtime_model(void)
 {
-	CHECK_NEAR(tb_scaled_runtime(100, 0.5, 15.5, 10), 50 + 50 * 1.55);
-	CHECK_NEAR(tb_scaled_runtime(100, 0.5, 7, 7), 100);
-	CHECK_NEAR(tb_scaled_runtime(100, 0.9, 0, 0), 100);	/* 1-node job */
-	CHECK_NEAR(tb_scaled_runtime(100, 0.0, 30, 10), 100);
+	struct tb_job half = { .nodes = 4, .comm = 1, .comm_fraction = 0.5 };
+	struct tb_job most = { .nodes = 1, .comm = 1, .comm_fraction = 0.9 };
+	struct tb_job none = { .nodes = 4, .comm = 1, .comm_fraction = 0.0 };
+
+	CHECK_NEAR(tb_scaled_runtime(&half, 100, 15.5, 10), 50 + 50 * 1.55);
+	CHECK_NEAR(tb_scaled_runtime(&half, 100, 7, 7), 100);
+	CHECK_NEAR(tb_scaled_runtime(&most, 100, 0, 0), 100);	/* 1-node job */
+	CHECK_NEAR(tb_scaled_runtime(&none, 100, 30, 10), 100);
 }

@@ -25,5 +25,14 @@ void test_topology_json(void);
 void test_topology_json_errors(void);
 void test_profile_from_comment(void);
 void test_comm_option(void);
+/* test_icpp_paper.c */
+void test_icpp_eq1_communication_ratio(void);
+void test_icpp_greedy_fitting_leaf(void);
+void test_icpp_eq3_pair_and_path(void);
+void test_icpp_compute_job_contention(void);
+void test_icpp_eq7_compute_job_unchanged(void);
+void test_icpp_default1905(void);
+void test_icpp_balanced_split_and_compute(void);
+void test_icpp_options_text(void);
 
 #endif

@@ -1,0 +1,139 @@
+#include "options.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* One row per key, its values in enum order (each enum is 0 or 1). */
+struct option_key {
+	const char *key;
+	const char *values[2];
+};
+
+enum {
+	KEY_EQ3, KEY_RATIO, KEY_FIT, KEY_SPLIT, KEY_DENOMINATOR, KEY_RANKS,
+	N_KEYS
+};
+static const struct option_key keys[N_KEYS] = {
+	[KEY_EQ3] = { "eq3", { "pair", "path" } },
+	[KEY_RATIO] = { "ratio", { "eq1", "share" } },
+	[KEY_FIT] = { "fit", { "bestfit", "quiet" } },
+	[KEY_SPLIT] = { "split", { "halve", "pow2" } },
+	[KEY_DENOMINATOR] = { "denominator", { "default1905", "default" } },
+	[KEY_RANKS] = { "ranks", { "taken", "index" } },
+};
+
+static int get(const struct tb_options *o, int key)
+{
+	switch (key) {
+	case KEY_EQ3: return o->eq3 == TB_EQ3_PATH;
+	case KEY_RATIO: return o->ratio == TB_RATIO_SHARE;
+	case KEY_FIT: return o->fit == TB_FITRULE_QUIET;
+	case KEY_SPLIT: return o->split == TB_SPLIT_POW2;
+	case KEY_DENOMINATOR: return o->denominator == TB_DENOM_DEFAULT;
+	default: return o->ranks == TB_RANKS_INDEX;
+	}
+}
+
+static void set(struct tb_options *o, int key, int v)
+{
+	switch (key) {
+	case KEY_EQ3:
+		o->eq3 = v ? TB_EQ3_PATH : TB_EQ3_PAIR;
+		break;
+	case KEY_RATIO:
+		o->ratio = v ? TB_RATIO_SHARE : TB_RATIO_EQ1;
+		break;
+	case KEY_FIT:
+		o->fit = v ? TB_FITRULE_QUIET : TB_FITRULE_BESTFIT;
+		break;
+	case KEY_SPLIT:
+		o->split = v ? TB_SPLIT_POW2 : TB_SPLIT_HALVE;
+		break;
+	case KEY_DENOMINATOR:
+		o->denominator = v ? TB_DENOM_DEFAULT : TB_DENOM_DEFAULT1905;
+		break;
+	default:
+		o->ranks = v ? TB_RANKS_INDEX : TB_RANKS_TAKEN;
+		break;
+	}
+}
+
+struct tb_options tb_options_default(void)
+{
+	return (struct tb_options) {
+		.eq3 = TB_EQ3_PAIR,
+		.ratio = TB_RATIO_EQ1,
+		.fit = TB_FITRULE_BESTFIT,
+		.split = TB_SPLIT_HALVE,
+		.denominator = TB_DENOM_DEFAULT1905,
+		.ranks = TB_RANKS_TAKEN,
+	};
+}
+
+static int set_word(struct tb_options *o, const char *w, size_t n, char *err,
+		    size_t errlen)
+{
+	const char *eq = memchr(w, '=', n);
+	size_t kn = eq ? (size_t)(eq - w) : n;
+
+	for (int i = 0; eq && i < N_KEYS; i++) {
+		const struct option_key *k = &keys[i];
+		size_t vn = n - kn - 1;
+
+		if (strlen(k->key) != kn || strncmp(k->key, w, kn))
+			continue;
+		for (int v = 0; v < 2; v++) {
+			if (strlen(k->values[v]) == vn &&
+			    !strncmp(k->values[v], eq + 1, vn)) {
+				set(o, i, v);
+				return 0;
+			}
+		}
+		if (err && errlen)
+			snprintf(err, errlen,
+				 "%s: expected %s or %s, got '%.*s'", k->key,
+				 k->values[0], k->values[1], (int)vn, eq + 1);
+		return -1;
+	}
+	if (err && errlen)
+		snprintf(err, errlen, "unknown option '%.*s' (eq3, ratio, fit, "
+			 "split, denominator, ranks; key=value)", (int)n, w);
+	return -1;
+}
+
+int tb_options_parse(const char *text, struct tb_options *o, char *err,
+		     size_t errlen)
+{
+	struct tb_options next = *o;
+	const char *sep = " \t,";
+
+	for (const char *p = text; *p;) {
+		size_t n;
+
+		p += strspn(p, sep);
+		n = strcspn(p, sep);
+		if (!n)
+			break;
+		if (set_word(&next, p, n, err, errlen))
+			return -1;
+		p += n;
+	}
+	*o = next;
+	return 0;
+}
+
+int tb_options_format(const struct tb_options *o, char *buf, size_t len)
+{
+	size_t used = 0;
+
+	for (int i = 0; i < N_KEYS; i++) {
+		int n = snprintf(used < len ? buf + used : NULL,
+				 used < len ? len - used : 0,
+				 "%s%s=%s", i ? " " : "", keys[i].key,
+				 keys[i].values[get(o, i)]);
+		if (n < 0)
+			return n;
+		used += (size_t)n;
+	}
+	return (int)used;
+}

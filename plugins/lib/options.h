@@ -1,0 +1,76 @@
+/*
+ * Where the communication-aware study (ICPP-W 2020) is read one way and
+ * this testbed used to read it another, both readings are kept and named.
+ * The first value of each is the paper's form and the default (for ranks,
+ * which the paper leaves open, our existing convention).
+ *
+ *   eq3=pair|path        contention factor across leaves (Eq. 3).
+ *                        pair: the two leaves' shares plus half the share
+ *                        of the two leaves pooled, as printed (P:251);
+ *                        path: every switch on the path i -> j over its
+ *                        whole subtree, weighted 1/2^level (any depth).
+ *   ratio=eq1|share      the communication ratio greedy sorts leaves by.
+ *                        eq1: L_comm / L_busy + L_busy / L_nodes (Eq. 1,
+ *                        first term 0 on a leaf with nothing busy);
+ *                        share: L_comm / L_nodes (our earlier reading).
+ *   fit=bestfit|quiet    greedy when a switch below the root fits the job
+ *                        (Alg. 1 l. 2-5). bestfit: the lowest fitting
+ *                        switch with fewest free nodes, as Slurm's
+ *                        default (P:68, P:92); quiet: the lowest fitting
+ *                        switch by communication ratio, then best fit.
+ *   split=halve|pow2     balanced's chunk (Alg. 2 l. 8, 14-15). halve:
+ *                        S starts at N and is halved (integer division)
+ *                        while it exceeds a leaf's free nodes; pow2: the
+ *                        largest power of two not above the nodes still
+ *                        wanted, then halved the same way. They differ
+ *                        only for a job that is not a power of two.
+ *   denominator=default1905|default
+ *                        the allocation whose cost divides in Eq. 7:
+ *                        Slurm 19.05's select/linear + topology/tree, the
+ *                        study's default (P:68, P:221), or the model of
+ *                        Slurm 24.11's topology/tree (policy `default`).
+ *   ranks=taken|index    the rank order Eq. 6 is costed in (the paper does
+ *                        not say). taken: leaves in the order the policy
+ *                        took them, as Figure 4's halving tree lists them,
+ *                        which keeps balanced's power-of-two blocks rank-
+ *                        aligned; index: node index order, in which Slurm
+ *                        lays out a job's tasks by default and in which a
+ *                        select/linear bitmap is walked.
+ *
+ * Text form: words key=value separated by spaces or commas, e.g.
+ * "eq3=path fit=quiet"; keys not given keep their value.
+ */
+#ifndef TB_OPTIONS_H
+#define TB_OPTIONS_H
+
+#include <stddef.h>
+
+enum tb_eq3_form { TB_EQ3_PAIR, TB_EQ3_PATH };
+enum tb_ratio_form { TB_RATIO_EQ1, TB_RATIO_SHARE };
+enum tb_fit_rule { TB_FITRULE_BESTFIT, TB_FITRULE_QUIET };
+enum tb_split_form { TB_SPLIT_HALVE, TB_SPLIT_POW2 };
+enum tb_denominator { TB_DENOM_DEFAULT1905, TB_DENOM_DEFAULT };
+enum tb_rank_order { TB_RANKS_TAKEN, TB_RANKS_INDEX };
+
+struct tb_options {
+	enum tb_eq3_form eq3;
+	enum tb_ratio_form ratio;
+	enum tb_fit_rule fit;
+	enum tb_split_form split;
+	enum tb_denominator denominator;
+	enum tb_rank_order ranks;
+};
+
+/* The paper's form of everything. */
+struct tb_options tb_options_default(void);
+
+/* Applies the words of text to *o. 0, or -1 with a reason in err (and *o
+ * unchanged). */
+int tb_options_parse(const char *text, struct tb_options *o, char *err,
+		     size_t errlen);
+
+/* "eq3=pair ratio=eq1 fit=bestfit split=halve denominator=default1905
+ * ranks=taken"; returns what snprintf returns. */
+int tb_options_format(const struct tb_options *o, char *buf, size_t len);
+
+#endif
