@@ -1,13 +1,18 @@
 #include "policy.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "isolation.h"
 
 static const char *const policy_names[TB_POLICY_COUNT] = {
 	[TB_POLICY_DEFAULT] = "default",
 	[TB_POLICY_GREEDY] = "greedy",
 	[TB_POLICY_BALANCED] = "balanced",
 	[TB_POLICY_ADAPTIVE] = "adaptive",
+	[TB_POLICY_ISOLATED] = "isolated",
+	[TB_POLICY_FIRSTFIT] = "firstfit",
 };
 
 const char *tb_policy_name(enum tb_policy p)
@@ -34,6 +39,7 @@ const char *tb_status_str(enum tb_status s)
 	case TB_ETOOBIG: return "more nodes than the machine has";
 	case TB_EINVAL: return "invalid request";
 	case TB_ENOMEM: return "out of memory";
+	case TB_EWAIT: return "cannot place now without breaking isolation";
 	}
 	return "?";
 }
@@ -55,9 +61,34 @@ enum tb_status tb_allocate(enum tb_policy p, const struct tb_topology *t,
 		return tb_policy_balanced(t, o, job, alloc);
 	case TB_POLICY_ADAPTIVE:
 		return tb_policy_adaptive(t, o, job, alloc);
+	case TB_POLICY_ISOLATED:
+		return tb_policy_isolated(t, o, job, alloc);
+	case TB_POLICY_FIRSTFIT:
+		return tb_policy_firstfit(t, o, job, alloc);
 	default:
 		return TB_EINVAL;
 	}
+}
+
+enum tb_status tb_allocate_why(enum tb_policy p, const struct tb_topology *t,
+			       const struct tb_occupancy *o,
+			       const struct tb_job *job, int *alloc,
+			       char *why, size_t whylen)
+{
+	struct tb_isolated_opts iso = { TB_T3_LEAVES_MOST_FREE, why, whylen };
+	enum tb_status rc;
+
+	if (why && whylen)
+		why[0] = '\0';
+	/* Only the isolated policy says more than its status. */
+	if (p == TB_POLICY_ISOLATED && job->nodes >= 1 &&
+	    o->n_nodes == t->n_nodes && job->nodes <= t->n_nodes)
+		rc = tb_policy_isolated_opts(t, o, job, alloc, &iso);
+	else
+		rc = tb_allocate(p, t, o, job, alloc);
+	if (rc != TB_OK && why && whylen && !why[0])
+		snprintf(why, whylen, "%s", tb_status_str(rc));
+	return rc;
 }
 
 int tb_pick_init(struct tb_pick *pk, const struct tb_topology *t,

@@ -11,6 +11,8 @@ enum tb_policy {
 	TB_POLICY_GREEDY,	/* ICPP-W 2020, Algorithm 1 */
 	TB_POLICY_BALANCED,	/* ICPP-W 2020, Algorithm 2 */
 	TB_POLICY_ADAPTIVE,	/* ICPP-W 2020, cheaper (or costlier) of both */
+	TB_POLICY_ISOLATED,	/* SC18, Algorithm 1 (topology-aware, TA) */
+	TB_POLICY_FIRSTFIT,	/* SC18's baseline (topology-oblivious, TO) */
 	TB_POLICY_COUNT
 };
 
@@ -20,6 +22,8 @@ enum tb_status {
 	TB_ETOOBIG,		/* more nodes than the machine has */
 	TB_EINVAL,		/* a request that makes no sense */
 	TB_ENOMEM,
+	TB_EWAIT,		/* enough free nodes, but placing the job now
+				 * would break isolation (isolated policy) */
 };
 
 const char *tb_policy_name(enum tb_policy p);
@@ -33,6 +37,12 @@ const char *tb_status_str(enum tb_status s);
 enum tb_status tb_allocate(enum tb_policy p, const struct tb_topology *t,
 			   const struct tb_occupancy *o,
 			   const struct tb_job *job, int *alloc);
+/* The same; on a refusal writes a one-line reason into why (if not NULL),
+ * more precise than tb_status_str() where the policy knows more. */
+enum tb_status tb_allocate_why(enum tb_policy p, const struct tb_topology *t,
+			       const struct tb_occupancy *o,
+			       const struct tb_job *job, int *alloc,
+			       char *why, size_t whylen);
 
 /* Shared by the policy files. */
 struct tb_pick {
@@ -86,6 +96,13 @@ enum tb_status tb_policy_balanced(const struct tb_topology *t,
 				  const struct tb_occupancy *o,
 				  const struct tb_job *job, int *alloc);
 enum tb_status tb_policy_adaptive(const struct tb_topology *t,
+				  const struct tb_occupancy *o,
+				  const struct tb_job *job, int *alloc);
+/* policy_isolated.c; its options and helpers are in isolation.h. */
+enum tb_status tb_policy_isolated(const struct tb_topology *t,
+				  const struct tb_occupancy *o,
+				  const struct tb_job *job, int *alloc);
+enum tb_status tb_policy_firstfit(const struct tb_topology *t,
 				  const struct tb_occupancy *o,
 				  const struct tb_job *job, int *alloc);
 
