@@ -1,8 +1,13 @@
 /*
  * tb-alloc: run the allocation policies on a scenario file and print, per
- * policy, the leaves it took in allocation order and the cost (Eq. 6):
+ * policy, the leaves it took in allocation order, the cost (Eq. 6) and the
+ * node indexes taken (topology order, as a scenario's `running` lines):
  *
- *   default L1:160 L2:150 L3:100 L4:80 L5:22 cost=...
+ *   default L1:160 L2:150 L3:100 L4:80 L5:22 cost=... nodes=0-521
+ *
+ * A policy that would not place the job now although enough nodes are free
+ * (isolated, SC18) prints "<policy> wait <reason>"; one that finds too few
+ * free nodes prints "<policy> -" (reason on stderr).
  *
  * With an 'eval' line, prints the cost of that allocation instead.
  *
@@ -18,14 +23,19 @@
 #include <string.h>
 
 #include "../lib/cost.h"
+#include "../lib/isolation.h"
 #include "../lib/policy.h"
 #include "../lib/scenario.h"
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: tb-alloc <scenario> [default|greedy|balanced|adaptive|all]\n"
+	fprintf(stderr, "usage: tb-alloc <scenario> [policy|all]\n"
 		"       tb-alloc --topology <json> [--busy <names>] [--busy-comm <names>]\n"
-		"                --job nodes=<n>[,comm=0|1,pattern=<p>] [policy|all]\n");
+		"                --job nodes=<n>[,comm=0|1,pattern=<p>] [policy|all]\n"
+		"policies:");
+	for (int p = 0; p < TB_POLICY_COUNT; p++)
+		fprintf(stderr, " %s", tb_policy_name((enum tb_policy)p));
+	fprintf(stderr, "\n");
 }
 
 static int find_node(const struct tb_topology *t, const char *name)
@@ -139,7 +149,7 @@ out:
 }
 
 static void print_allocation(const char *label, const struct tb_topology *t,
-			     const int *alloc, int n, double cost)
+			     const int *alloc, int n, double cost, int nodes)
 {
 	printf("%s", label);
 	for (int k = 0; k < n;) {
@@ -150,14 +160,26 @@ static void print_allocation(const char *label, const struct tb_topology *t,
 		}
 		printf(" %s:%d", t->switches[leaf].name, run);
 	}
-	printf(" cost=%g\n", cost);
+	printf(" cost=%g", cost);
+	if (nodes) {
+		char buf[4096];
+		tb_format_index_list(alloc, n, buf, sizeof(buf));
+		printf(" nodes=%s", buf);
+	}
+	printf("\n");
 }
 
 static int run_policy(const struct tb_scenario *s, enum tb_policy p, int *alloc)
 {
 	double cost;
-	enum tb_status rc = tb_allocate(p, s->topo, s->occ, &s->job, alloc);
+	char why[256];
+	enum tb_status rc = tb_allocate_why(p, s->topo, s->occ, &s->job, alloc,
+					    why, sizeof(why));
 
+	if (rc == TB_EWAIT) {
+		printf("%s wait %s\n", tb_policy_name(p), why);
+		return 0;
+	}
 	if (rc != TB_OK) {
 		printf("%s -\n", tb_policy_name(p));
 		fprintf(stderr, "tb-alloc: %s: %s for a %d-node job\n",
@@ -168,7 +190,7 @@ static int run_policy(const struct tb_scenario *s, enum tb_policy p, int *alloc)
 		fprintf(stderr, "tb-alloc: out of memory\n");
 		return 1;
 	}
-	print_allocation(tb_policy_name(p), s->topo, alloc, s->job.nodes, cost);
+	print_allocation(tb_policy_name(p), s->topo, alloc, s->job.nodes, cost, 1);
 	return 0;
 }
 
@@ -187,8 +209,9 @@ int main(int argc, char **argv)
 	}
 	if (argc == 3 && strcmp(argv[2], "all")) {
 		if (tb_policy_parse(argv[2], &only)) {
-			fprintf(stderr, "tb-alloc: unknown policy '%s'; valid: "
-				"default greedy balanced adaptive all\n", argv[2]);
+			fprintf(stderr, "tb-alloc: unknown policy '%s'\n",
+				argv[2]);
+			usage();
 			return 2;
 		}
 		first = last = (int)only;
@@ -211,7 +234,7 @@ int main(int argc, char **argv)
 			failed = 1;
 		} else {
 			print_allocation("eval", s->topo, s->eval_alloc, s->n_eval,
-					 cost);
+					 cost, 0);
 		}
 	} else {
 		for (int p = first; p <= last; p++)
