@@ -28,6 +28,13 @@ static const struct tb_test tb_tests[] = {
 	T(test_topology_json_errors),
 	T(test_profile_from_comment),
 	T(test_comm_option),
+	T(test_sc18_classes_and_pods),
+	T(test_sc18_figure2_validator),
+	T(test_sc18_isolated_t1),
+	T(test_sc18_isolated_t2),
+	T(test_sc18_isolated_t3),
+	T(test_sc18_scenario_running),
+	T(test_sc18_isolated_random_states),
 	{ NULL, NULL },
 };
 #undef T

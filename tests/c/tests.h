@@ -25,5 +25,12 @@ void test_topology_json(void);
 void test_topology_json_errors(void);
 void test_profile_from_comment(void);
 void test_comm_option(void);
+void test_sc18_classes_and_pods(void);
+void test_sc18_figure2_validator(void);
+void test_sc18_isolated_t1(void);
+void test_sc18_isolated_t2(void);
+void test_sc18_isolated_t3(void);
+void test_sc18_scenario_running(void);
+void test_sc18_isolated_random_states(void);
 
 #endif
