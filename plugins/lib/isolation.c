@@ -152,10 +152,11 @@ static int describe(struct checker *c, int j, int *leaf_stamp, int *pod_stamp)
 	const struct tb_placed_job *job = &c->jobs[j];
 	struct placed *p = &c->pl[j];
 	int stamp = j + 1;
+	size_t cap = (size_t)(job->n_nodes ? job->n_nodes : 1);
 
 	p->size_class = tb_class_of_size(c->pd, job->n_nodes);
-	p->leaves = malloc(sizeof(int) * (size_t)(job->n_nodes ? job->n_nodes : 1));
-	p->pods = malloc(sizeof(int) * (size_t)(job->n_nodes ? job->n_nodes : 1));
+	p->leaves = malloc(sizeof(int) * cap);
+	p->pods = malloc(sizeof(int) * cap);
 	if (!p->leaves || !p->pods)
 		return -1;
 	for (int k = 0; k < job->n_nodes; k++) {
@@ -217,7 +218,8 @@ long tb_isolation_check(const struct tb_topology *t,
 	c.pl = calloc((size_t)(n_jobs ? n_jobs : 1), sizeof(*c.pl));
 	order = malloc(sizeof(*order) * (size_t)(n_jobs ? n_jobs : 1));
 	active = malloc(sizeof(int) * (size_t)(n_jobs ? n_jobs : 1));
-	leaf_stamp = calloc((size_t)(t->n_leaves ? t->n_leaves : 1), sizeof(int));
+	leaf_stamp = calloc((size_t)(t->n_leaves ? t->n_leaves : 1),
+			    sizeof(int));
 	pod_stamp = calloc((size_t)(pd.n_pods ? pd.n_pods : 1), sizeof(int));
 	if (!c.pl || !order || !active || !leaf_stamp || !pod_stamp)
 		goto out;
@@ -256,7 +258,8 @@ long tb_isolation_check(const struct tb_topology *t,
 				       t->leaves[pa->leaves[k]], 0);
 				break;
 			}
-			if (pa->class != TB_CLASS_T3 || pj->class != TB_CLASS_T3)
+			if (pa->class != TB_CLASS_T3 ||
+			    pj->class != TB_CLASS_T3)
 				continue;
 			for (int k = 0; k < pa->n_pods; k++) {
 				if (pod_stamp[pa->pods[k]] != stamp)
@@ -374,9 +377,9 @@ void tb_format_index_list(const int *idx, int n, char *buf, size_t len)
 				     k ? "," : "", v[k]);
 		if (w < 0 || (size_t)w >= len - used) {
 			/* Too long: end with "..." where it fits. */
+			size_t at = len > used + 3 ? used : len - 4;
 			if (len >= 4)
-				snprintf(buf + (len > used + 3 ? used : len - 4),
-					 4, "...");
+				snprintf(buf + at, 4, "...");
 			break;
 		}
 		used += (size_t)w;

@@ -194,7 +194,8 @@ static enum tb_status allocate_small(struct iso *s, int n, struct tb_pick *pk,
 			best = l;
 	}
 	if (best < 0) {
-		say(opts, "T1 job of %d nodes: no leaf has %d free nodes", n, n);
+		say(opts, "T1 job of %d nodes: no leaf has %d free nodes",
+		    n, n);
 		return TB_EWAIT;
 	}
 	tb_pick_from_leaf(pk, s->t->leaves[best], n);
@@ -234,7 +235,8 @@ static enum tb_status allocate_medium(struct iso *s, int n, struct tb_pick *pk,
 
 		if (best >= 0 && s->pod_free[p] >= s->pod_free[best])
 			continue;
-		for (int i = s->pd.pod_start[p]; i < s->pd.pod_start[p + 1]; i++) {
+		for (int i = s->pd.pod_start[p]; i < s->pd.pod_start[p + 1];
+		     i++) {
 			int l = s->pd.pod_leaves[i];
 			if (!s->leaf_jobs[l])
 				eligible += s->leaf_free[l];
@@ -269,7 +271,8 @@ static enum tb_status allocate_large(struct iso *s, int n, struct tb_pick *pk,
 	for (int p = 0; p < s->pd.n_pods; p++) {
 		if (s->pod_t3[p] || !s->pod_free[p])
 			continue;
-		for (int i = s->pd.pod_start[p]; i < s->pd.pod_start[p + 1]; i++) {
+		for (int i = s->pd.pod_start[p]; i < s->pd.pod_start[p + 1];
+		     i++) {
 			int l = s->pd.pod_leaves[i];
 			/* No leaf of a pod without T3 holds a T3 job. */
 			if (!(s->leaf_jobs[l] & HAS_T2))
