@@ -26,7 +26,7 @@ as_host() { env -u TESTBED_IN_TOOLS "$@"; }
 	cd "$dir"
 	run as_host make -s -C "$ROOT" alloc SCENARIO=t2.scenario POLICY=balanced
 	assert_success
-	assert_output --partial 'cost=2076.41'
+	assert_output --partial 'cost=2076.19'
 }
 
 @test "a missing scenario or log is 'no such file' with its path" {

@@ -22,6 +22,11 @@ struct tb_occupancy {
 	double *failure_prob;		/* per node, or NULL */
 	int n_routers;
 	double *router_traffic;		/* per router, or NULL */
+	/* Optional, for the isolated policy (SC18 paper): per node, the
+	 * index (0..n_jobs-1) of the running job holding it, -1 for none;
+	 * NULL when unknown. Other policies ignore it. */
+	int *job;
+	int n_jobs;
 };
 
 struct tb_occupancy *tb_occupancy_new(int n_nodes);	/* all free */

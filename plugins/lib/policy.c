@@ -1,7 +1,10 @@
 #include "policy.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "isolation.h"
 
 static const char *const policy_names[TB_POLICY_COUNT] = {
 	[TB_POLICY_DEFAULT] = "default",
@@ -9,6 +12,8 @@ static const char *const policy_names[TB_POLICY_COUNT] = {
 	[TB_POLICY_BALANCED] = "balanced",
 	[TB_POLICY_ADAPTIVE] = "adaptive",
 	[TB_POLICY_DEFAULT1905] = "default1905",
+	[TB_POLICY_ISOLATED] = "isolated",
+	[TB_POLICY_FIRSTFIT] = "firstfit",
 };
 
 const char *tb_policy_name(enum tb_policy p)
@@ -35,6 +40,7 @@ const char *tb_status_str(enum tb_status s)
 	case TB_ETOOBIG: return "more nodes than the machine has";
 	case TB_EINVAL: return "invalid request";
 	case TB_ENOMEM: return "out of memory";
+	case TB_EWAIT: return "cannot place now without breaking isolation";
 	}
 	return "?";
 }
@@ -82,6 +88,10 @@ static enum tb_status choose(enum tb_policy p, const struct tb_topology *t,
 		return tb_policy_adaptive(t, o, job, opts, alloc);
 	case TB_POLICY_DEFAULT1905:
 		return tb_policy_default1905(t, o, job, alloc);
+	case TB_POLICY_ISOLATED:
+		return tb_policy_isolated(t, o, job, alloc);
+	case TB_POLICY_FIRSTFIT:
+		return tb_policy_firstfit(t, o, job, alloc);
 	default:
 		return TB_EINVAL;
 	}
@@ -104,6 +114,28 @@ enum tb_status tb_allocate_with(enum tb_policy p, const struct tb_topology *t,
 	rc = choose(p, t, o, job, opts, alloc);
 	if (rc == TB_OK)
 		tb_rank_order(opts, alloc, job->nodes);
+	return rc;
+}
+
+enum tb_status tb_allocate_why(enum tb_policy p, const struct tb_topology *t,
+			       const struct tb_occupancy *o,
+			       const struct tb_job *job,
+			       const struct tb_options *opts, int *alloc,
+			       char *why, size_t whylen)
+{
+	struct tb_isolated_opts iso = { TB_T3_LEAVES_MOST_FREE, why, whylen };
+	enum tb_status rc;
+
+	if (why && whylen)
+		why[0] = '\0';
+	/* Only the isolated policy says more than its status. */
+	if (p == TB_POLICY_ISOLATED && job->nodes >= 1 &&
+	    o->n_nodes == t->n_nodes && job->nodes <= t->n_nodes)
+		rc = tb_policy_isolated_opts(t, o, job, alloc, &iso);
+	else
+		rc = tb_allocate_with(p, t, o, job, opts, alloc);
+	if (rc != TB_OK && why && whylen && !why[0])
+		snprintf(why, whylen, "%s", tb_status_str(rc));
 	return rc;
 }
 

@@ -13,6 +13,8 @@ enum tb_policy {
 	TB_POLICY_BALANCED,	/* ICPP-W 2020, Algorithm 2 */
 	TB_POLICY_ADAPTIVE,	/* ICPP-W 2020, cheaper (or costlier) of both */
 	TB_POLICY_DEFAULT1905,	/* Slurm 19.05 select/linear + topology/tree */
+	TB_POLICY_ISOLATED,	/* SC18, Algorithm 1 (topology-aware, TA) */
+	TB_POLICY_FIRSTFIT,	/* SC18's baseline (topology-oblivious, TO) */
 	TB_POLICY_COUNT
 };
 
@@ -22,6 +24,8 @@ enum tb_status {
 	TB_ETOOBIG,		/* more nodes than the machine has */
 	TB_EINVAL,		/* a request that makes no sense */
 	TB_ENOMEM,
+	TB_EWAIT,		/* enough free nodes, but placing the job now
+				 * would break isolation (isolated policy) */
 };
 
 const char *tb_policy_name(enum tb_policy p);
@@ -46,6 +50,13 @@ void tb_rank_order(const struct tb_options *opts, int *alloc, int n);
 /* The policy whose cost is Eq. 7's Cost_Default under opts (NULL: the
  * paper's, default1905). */
 enum tb_policy tb_denominator_policy(const struct tb_options *opts);
+/* The same; on a refusal writes a one-line reason into why (if not NULL),
+ * more precise than tb_status_str() where the policy knows more. */
+enum tb_status tb_allocate_why(enum tb_policy p, const struct tb_topology *t,
+			       const struct tb_occupancy *o,
+			       const struct tb_job *job,
+			       const struct tb_options *opts, int *alloc,
+			       char *why, size_t whylen);
 
 /* Shared by the policy files. */
 struct tb_pick {
@@ -123,5 +134,12 @@ enum tb_status tb_policy_adaptive(const struct tb_topology *t,
 enum tb_status tb_policy_default1905(const struct tb_topology *t,
 				     const struct tb_occupancy *o,
 				     const struct tb_job *job, int *alloc);
+/* policy_isolated.c; its options and helpers are in isolation.h. */
+enum tb_status tb_policy_isolated(const struct tb_topology *t,
+				  const struct tb_occupancy *o,
+				  const struct tb_job *job, int *alloc);
+enum tb_status tb_policy_firstfit(const struct tb_topology *t,
+				  const struct tb_occupancy *o,
+				  const struct tb_job *job, int *alloc);
 
 #endif

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "isolation.h"
 #include "textfile.h"
 
 #define MAX_WORDS 64
@@ -22,6 +23,13 @@ struct eval_item {
 	int line;
 };
 
+struct running_line {
+	int *nodes;	/* node indexes, topology order */
+	int n;
+	int comm;
+	int line;
+};
+
 struct builder {
 	const char *name;
 	char *err;
@@ -33,6 +41,8 @@ struct builder {
 	struct eval_item *eval;
 	int n_eval_items;
 	long total_nodes;
+	struct running_line *running;
+	int n_running;
 };
 
 static int fail(struct builder *b, const char *fmt, ...)
@@ -163,6 +173,82 @@ static int job_line(struct builder *b, char **w, int n)
 	return 0;
 }
 
+/* running nodes=0-3,9 [comm=0|1]: a running job on those node indexes
+ * (leaves in declared order, nodes in order within a leaf); its nodes
+ * become busy, communication-intensive with comm=1 (default 0). */
+static int running_line(struct builder *b, char **w, int n)
+{
+	struct running_line *r, *nr;
+	int have_nodes = 0;
+
+	nr = realloc(b->running, sizeof(*nr) * (size_t)(b->n_running + 1));
+	if (!nr)
+		return fail(b, "out of memory");
+	b->running = nr;
+	r = &b->running[b->n_running];
+	memset(r, 0, sizeof(*r));
+	r->line = b->line;
+	b->n_running++;
+	for (int i = 1; i < n; i++) {
+		char *eq = strchr(w[i], '=');
+
+		if (!eq)
+			return fail(b, "expected key=value, got '%s'", w[i]);
+		*eq++ = '\0';
+		if (!strcmp(w[i], "nodes") && !have_nodes) {
+			/* Checked against the node count in build(). */
+			if (tb_parse_index_list(eq, TB_SCENARIO_MAX_NODES,
+						&r->nodes, &r->n))
+				return fail(b, "nodes='%s': expected node indexes like 0-3,9", eq);
+			have_nodes = 1;
+		} else if (!strcmp(w[i], "comm")) {
+			if (tb_parse_int(eq, 0, 1, &r->comm))
+				return fail(b, "comm='%s': expected 0 or 1", eq);
+		} else {
+			return fail(b, "unknown running key '%s' (nodes, comm)", w[i]);
+		}
+	}
+	if (!have_nodes)
+		return fail(b, "running needs nodes=<indexes>");
+	return 0;
+}
+
+/* Running jobs onto the occupancy, once the leaf lines have set it. */
+static int build_running(struct builder *b)
+{
+	struct tb_occupancy *o = b->s->occ;
+
+	if (!b->n_running)
+		return 0;
+	o->job = malloc(sizeof(int) * (size_t)o->n_nodes);
+	if (!o->job)
+		return fail(b, "out of memory");
+	for (int k = 0; k < o->n_nodes; k++)
+		o->job[k] = -1;
+	o->n_jobs = b->n_running;
+	for (int j = 0; j < b->n_running; j++) {
+		struct running_line *r = &b->running[j];
+
+		b->line = r->line;
+		for (int k = 0; k < r->n; k++) {
+			int node = r->nodes[k];
+
+			if (node >= o->n_nodes)
+				return fail(b, "running: node %d, the machine has %d",
+					    node, o->n_nodes);
+			if (o->job[node] >= 0)
+				return fail(b, "running: node %d is in two running jobs",
+					    node);
+			if (o->state[node] != TB_NODE_FREE)
+				return fail(b, "running: node %d is already busy by its leaf line",
+					    node);
+			o->job[node] = j;
+			o->state[node] = r->comm ? TB_NODE_BUSY_COMM : TB_NODE_BUSY;
+		}
+	}
+	return 0;
+}
+
 static int eval_line(struct builder *b, char **w, int n)
 {
 	if (b->eval)
@@ -243,6 +329,8 @@ static int build(struct builder *b)
 				s->occ->state[node] = TB_NODE_BUSY;
 		}
 	}
+	if (build_running(b))
+		return -1;
 	if (!b->eval)
 		return 0;
 	taken_in_leaf = calloc((size_t)b->n_leaves, sizeof(int));
@@ -278,6 +366,13 @@ static int build(struct builder *b)
 	}
 	s->job.nodes = s->n_eval;
 	return 0;
+}
+
+static void free_running(struct builder *b)
+{
+	for (int j = 0; j < b->n_running; j++)
+		free(b->running[j].nodes);
+	free(b->running);
 }
 
 int tb_scenario_parse(const char *text, size_t len, const char *name,
@@ -323,8 +418,10 @@ int tb_scenario_parse(const char *text, size_t len, const char *name,
 			rc = eval_line(&b, w, n);
 		else if (!strcmp(w[0], "options"))
 			rc = options_line(&b, w, n);
+		else if (!strcmp(w[0], "running"))
+			rc = running_line(&b, w, n);
 		else
-			rc = fail(&b, "unknown keyword '%s' (leaf, switch, job, eval, options)", w[0]);
+			rc = fail(&b, "unknown keyword '%s' (leaf, switch, job, eval, options, running)", w[0]);
 		if (rc)
 			goto bad;
 	}
@@ -336,11 +433,13 @@ int tb_scenario_parse(const char *text, size_t len, const char *name,
 		goto bad;
 	free(b.leaves);
 	free(b.eval);
+	free_running(&b);
 	*out = b.s;
 	return 0;
 bad:
 	free(b.leaves);
 	free(b.eval);
+	free_running(&b);
 	tb_scenario_free(b.s);
 	return -1;
 }

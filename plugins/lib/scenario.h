@@ -6,6 +6,7 @@
  *   job nodes=512 comm=1 pattern=rhvd [ratio=0.5]
  *   eval L1:128 L2:128          # optional: cost of a given allocation
  *   options eq3=path fit=quiet  # optional: readings of the paper
+ *   running nodes=0-3,9 comm=0  # optional, repeatable: a running job
  *
  * A leaf's first <busy> nodes are busy, the first <busy_comm> of them with
  * communication-intensive jobs. Leaves without a parent hang under one
@@ -16,6 +17,12 @@
  * fit=bestfit|quiet, split=halve|pow2, denominator=default1905|default,
  * ranks=taken|index);
  * keys not given keep the paper's form. One such line at most.
+ * A `running` line names a running job's nodes by index: leaves in the
+ * order declared, nodes in order within a leaf (leaf L1 of 4 nodes holds
+ * 0-3, the next leaf 4-...). Those nodes must be free on their leaf line;
+ * they become busy (comm=1: communication-intensive; default 0) and the
+ * occupancy records which job holds them (occupancy.h, `job`), which the
+ * isolated policy (SC18) needs.
  */
 #ifndef TB_SCENARIO_H
 #define TB_SCENARIO_H

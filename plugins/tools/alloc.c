@@ -1,8 +1,13 @@
 /*
  * tb-alloc: run the allocation policies on a scenario file and print, per
- * policy, the leaves it took in allocation order and the cost (Eq. 6):
+ * policy, the leaves it took in allocation order, the cost (Eq. 6) and the
+ * node indexes taken (topology order, as a scenario's `running` lines):
  *
- *   default L1:160 L2:150 L3:100 L4:80 L5:22 cost=...
+ *   default L1:160 L2:150 L3:100 L4:80 L5:22 cost=... nodes=0-521
+ *
+ * A policy that would not place the job now although enough nodes are free
+ * (isolated, SC18) prints "<policy> wait <reason>"; one that finds too few
+ * free nodes prints "<policy> -" (reason on stderr).
  *
  * With an 'eval' line, prints the cost of that allocation instead.
  *
@@ -21,6 +26,7 @@
 #include <string.h>
 
 #include "../lib/cost.h"
+#include "../lib/isolation.h"
 #include "../lib/policy.h"
 #include "../lib/scenario.h"
 
@@ -184,7 +190,7 @@ out:
 }
 
 static void print_allocation(const char *label, const struct tb_topology *t,
-			     const int *alloc, int n, double cost)
+			     const int *alloc, int n, double cost, int nodes)
 {
 	printf("%s", label);
 	for (int k = 0; k < n;) {
@@ -195,15 +201,26 @@ static void print_allocation(const char *label, const struct tb_topology *t,
 		}
 		printf(" %s:%d", t->switches[leaf].name, run);
 	}
-	printf(" cost=%g\n", cost);
+	printf(" cost=%g", cost);
+	if (nodes) {
+		char buf[4096];
+		tb_format_index_list(alloc, n, buf, sizeof(buf));
+		printf(" nodes=%s", buf);
+	}
+	printf("\n");
 }
 
 static int run_policy(const struct tb_scenario *s, enum tb_policy p, int *alloc)
 {
 	double cost;
-	enum tb_status rc = tb_allocate_with(p, s->topo, s->occ, &s->job,
-					     &s->opts, alloc);
+	char why[256];
+	enum tb_status rc = tb_allocate_why(p, s->topo, s->occ, &s->job,
+					    &s->opts, alloc, why, sizeof(why));
 
+	if (rc == TB_EWAIT) {
+		printf("%s wait %s\n", tb_policy_name(p), why);
+		return 0;
+	}
 	if (rc != TB_OK) {
 		printf("%s -\n", tb_policy_name(p));
 		fprintf(stderr, "tb-alloc: %s: %s for a %d-node job\n",
@@ -215,7 +232,7 @@ static int run_policy(const struct tb_scenario *s, enum tb_policy p, int *alloc)
 		fprintf(stderr, "tb-alloc: out of memory\n");
 		return 1;
 	}
-	print_allocation(tb_policy_name(p), s->topo, alloc, s->job.nodes, cost);
+	print_allocation(tb_policy_name(p), s->topo, alloc, s->job.nodes, cost, 1);
 	return 0;
 }
 
@@ -265,7 +282,7 @@ int main(int argc, char **argv)
 			failed = 1;
 		} else {
 			print_allocation("eval", s->topo, s->eval_alloc, s->n_eval,
-					 cost);
+					 cost, 0);
 		}
 	} else {
 		for (int p = first; p <= last; p++)

@@ -36,6 +36,13 @@ static const struct tb_test tb_tests[] = {
 	T(test_icpp_default1905),
 	T(test_icpp_balanced_split_and_compute),
 	T(test_icpp_options_text),
+	T(test_sc18_classes_and_pods),
+	T(test_sc18_figure2_validator),
+	T(test_sc18_isolated_t1),
+	T(test_sc18_isolated_t2),
+	T(test_sc18_isolated_t3),
+	T(test_sc18_scenario_running),
+	T(test_sc18_isolated_random_states),
 	{ NULL, NULL },
 };
 #undef T

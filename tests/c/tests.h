@@ -34,5 +34,13 @@ void test_icpp_eq7_compute_job_unchanged(void);
 void test_icpp_default1905(void);
 void test_icpp_balanced_split_and_compute(void);
 void test_icpp_options_text(void);
+/* test_sc18.c */
+void test_sc18_classes_and_pods(void);
+void test_sc18_figure2_validator(void);
+void test_sc18_isolated_t1(void);
+void test_sc18_isolated_t2(void);
+void test_sc18_isolated_t3(void);
+void test_sc18_scenario_running(void);
+void test_sc18_isolated_random_states(void);
 
 #endif
