@@ -26,7 +26,10 @@ import sys
 LINE = re.compile(r"topology/commtree: timing nodes=(\d+) policy=(\w+) "
                   r"snapshot_us=([\d.]+) tree_us=([\d.]+)(.*)")
 PART = re.compile(r"(\w+)_us=([\d.]+)(\(refused\))?")
-POLICIES = ["default", "greedy", "balanced", "adaptive"]
+# The policy library's registry (plugins/lib/policy.c); tests/config.bats
+# checks the lists agree.
+POLICIES = ["default", "greedy", "balanced", "adaptive", "default1905",
+            "isolated", "firstfit"]
 
 
 def fill(nodes, seed):

@@ -22,7 +22,10 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 FRONTEND_BASE_PORT = 17000
 DRAGONFLY_LEVELS = ("router", "chassis", "group")
-POLICIES = ("default", "greedy", "balanced", "adaptive")
+# The policy library's registry (plugins/lib/policy.c); tests/config.bats
+# checks the lists agree.
+POLICIES = ("default", "greedy", "balanced", "adaptive", "default1905",
+            "isolated", "firstfit")
 
 
 class DefinitionError(Exception):

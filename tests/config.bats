@@ -124,3 +124,26 @@ check_counts() {
 	assert_success
 	assert_output $'memory=unknown\nmemory=1546\nmemory=unknown'
 }
+
+@test "every list of policy names agrees with the library's registry" {
+	make -s -C "$ROOT/plugins" tools >/dev/null
+	local lib
+	lib=$("$ROOT/build/c/tb-alloc" 2>&1 | sed -n 's/^policies: //p')
+	[ -n "$lib" ] || fail "tb-alloc's usage lists no policies"
+	run python3 - "$ROOT" "$lib" <<'PY'
+import ast, re, sys
+root, lib = sys.argv[1], sys.argv[2].split()
+for path in ("emulated-clusters/generate.py", "workloads/replay.py",
+             "metrics/report.py", "bench/decision.py"):
+    src = open(f"{root}/{path}").read()
+    m = re.search(r"^POLICIES = (.*?[\])])$", src, re.M | re.S)
+    names = list(ast.literal_eval(m.group(1)))
+    if names != lib:
+        print(f"{path}: {names} != {lib}")
+PY
+	assert_output ""
+	run grep -c "default | greedy | balanced | adaptive | default1905 | isolated | firstfit)" "$ROOT/scripts/testbed"
+	assert_output 1
+	assert_equal "$(echo "$lib" | tr ' ' '\n' | sort | paste -sd' ')" \
+		"adaptive balanced default default1905 firstfit greedy isolated"
+}

@@ -167,3 +167,29 @@ scenario_tiny() {
 	probe hpc2010 balanced 50 1 1
 	probe hpc2010 balanced 7 0 3
 }
+
+@test "tiny, isolated: a T2 job waits although nodes are free, a later T1 job starts beside it" {
+	make -s -C "$ROOT" exec CMD='scancel -u root' >/dev/null
+	make -s -C "$ROOT" down >/dev/null
+	make -s -C "$ROOT" up CLUSTER=tiny POLICY=isolated >/dev/null
+	# One node on every leaf of each pod: two T2 jobs by span (pinned,
+	# so tree places them), and no leaf is left for another T2 job.
+	local p0 p1 t2 t1 nodes
+	p0=$(submit "-N 4 -w t[00,04,08,12]")
+	p1=$(submit "-N 4 -w t[16,20,24,28]")
+	t2=$(ctl "sbatch --parsable -N 5 --wrap='sleep 600'")
+	t1=$(submit "-N 3")
+	assert_equal "$(ctl "squeue -h -j $t2 -o %T")" PENDING
+	assert_equal "$(ctl "squeue -h -j $t2 -o %r")" Resources
+	# T1: one leaf (4 nodes each: t00-t03, t04-t07, ...).
+	nodes=$(ctl "scontrol show hostnames \$(squeue -h -j $t1 -o %N)" | tr -d t | sed 's/^0//')
+	assert_equal "$(for n in $nodes; do echo $((n / 4)); done | sort -u | wc -l)" 1
+	# A pod without a T2 job: the T2 job starts there, on its four leaves.
+	ctl "scancel $p1"
+	wait_for 30 running "$t2" || fail "the T2 job did not start once pod 1 was free"
+	nodes=$(ctl "scontrol show hostnames \$(squeue -h -j $t2 -o %N)" | tr -d t | sed 's/^0//')
+	for n in $nodes; do [ "$n" -ge 16 ] || fail "T2 job on t$n, outside pod 1"; done
+	run ctl "scontrol show job $t2"
+	assert_output --partial "AdminComment=policy=isolated;"
+	ctl "scancel $p0 $t1 $t2"
+}

@@ -37,7 +37,10 @@ import logs  # noqa: E402
 
 PATTERNS = ["rhvd", "rd", "binomial", "ring", "cmc"]   # study ids 1-5
 PERCENTS = [10, 30, 50, 70, 90]
-POLICIES = ["default", "greedy", "balanced", "adaptive"]
+# The policy library's registry (plugins/lib/policy.c); tests/config.bats
+# checks the lists agree.
+POLICIES = ["default", "greedy", "balanced", "adaptive", "default1905",
+            "isolated", "firstfit"]
 BATCH_SCRIPT = "/tmp/testbed-replay-job.sh"
 
 

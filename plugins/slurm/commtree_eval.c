@@ -17,6 +17,7 @@
  * never refused here for something the library did wrong.
  */
 #include <math.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -122,7 +123,7 @@ static enum tb_policy _policy(void)
 	name[n] = '\0';
 	if (tb_policy_parse(name, &policy)) {
 		if (xstrcmp(warned, name)) {
-			error("topology/commtree: unknown policy '%s' in TopologyParam (default, greedy, balanced, adaptive); using default",
+			error("topology/commtree: unknown policy '%s' in TopologyParam; using default",
 			      name);
 			xfree(warned);
 			warned = xstrdup(name);
@@ -233,13 +234,32 @@ struct mark_args {
 	struct tb_occupancy *occ;
 };
 
-static int _mark_comm_job(void *x, void *arg)
+/*
+ * Marks a running job's nodes: which job holds each (occupancy `job`, for
+ * the isolated policy, which derives every running job's class from its
+ * nodes), and busy-comm for a communication-intensive job. A completing
+ * job still holds its nodes and links.
+ */
+static int _mark_job(void *x, void *arg)
 {
 	job_record_t *job_ptr = x;
 	struct mark_args *args = arg;
+	struct tb_occupancy *occ = args->occ;
 	struct tb_profile prof;
 
-	if (!IS_JOB_RUNNING(job_ptr) || !job_ptr->node_bitmap)
+	if (!(IS_JOB_RUNNING(job_ptr) || IS_JOB_COMPLETING(job_ptr)) ||
+	    !job_ptr->node_bitmap)
+		return 0;
+	if (occ->job) {
+		int id = occ->n_jobs++;
+		for (int i = 0;
+		     (i = bit_ffs_from_bit(job_ptr->node_bitmap, i)) >= 0; i++) {
+			int k = i < topo_of_count ? topo_of[i] : -1;
+			if (k >= 0)
+				occ->job[k] = id;
+		}
+	}
+	if (!IS_JOB_RUNNING(job_ptr))
 		return 0;
 	if (_job_profile(job_ptr, &prof, true) || !prof.comm)
 		return 0;
@@ -259,6 +279,12 @@ static struct tb_occupancy *_snapshot(topology_eval_t *topo_eval)
 
 	if (!occ)
 		return NULL;
+	/* Freed by tb_occupancy_free(), hence malloc. Without it the
+	 * isolated policy cannot tell jobs apart: commtree_eval refuses to
+	 * run it then. */
+	occ->job = malloc(topo->n_nodes * sizeof(int));
+	for (int k = 0; occ->job && k < topo->n_nodes; k++)
+		occ->job[k] = -1;
 	for (int k = 0; k < topo->n_nodes; k++) {
 		int i = slurm_of[k];
 		if (i < 0)
@@ -272,7 +298,7 @@ static struct tb_occupancy *_snapshot(topology_eval_t *topo_eval)
 			occ->state[k] = TB_NODE_BUSY;
 	}
 	if (job_list)
-		list_for_each(job_list, _mark_comm_job, &args);
+		list_for_each(job_list, _mark_job, &args);
 	return occ;
 }
 
@@ -550,6 +576,19 @@ static int _nodes_needed(topology_eval_t *te)
 	return (int) nodes;
 }
 
+/*
+ * Whether a refusal means the job waits rather than gets tree's nodes:
+ * only for the isolated policy, whose rules may forbid every placement
+ * now, and never at a test-only eval, where a refusal would tell Slurm the
+ * job can never run (and reject it at submission).
+ */
+static bool _must_wait(enum tb_policy policy, enum tb_status st,
+		       topology_eval_t *te)
+{
+	return policy == TB_POLICY_ISOLATED &&
+	       (st == TB_EWAIT || st == TB_ENOSPACE) && !_test_only(te);
+}
+
 static const char *_status_fallback(enum tb_status st)
 {
 	switch (st) {
@@ -559,6 +598,8 @@ static const char *_status_fallback(enum tb_status st)
 		return "policy_too_big";
 	case TB_ENOMEM:
 		return "policy_no_memory";
+	case TB_EWAIT:
+		return "policy_wait";
 	default:
 		return "policy_refused";
 	}
@@ -614,9 +655,25 @@ extern int commtree_eval(topology_eval_t *topo_eval,
 
 	if (!fallback && policy != TB_POLICY_DEFAULT) {
 		enum tb_status st;
+		char why[256];
 
 		alloc = xcalloc(job.nodes, sizeof(int));
-		st = tb_allocate(policy, topo, occ, &job, alloc);
+		st = occ->job ? tb_allocate_why(policy, topo, occ, &job, NULL,
+						alloc, why, sizeof(why)) :
+				TB_ENOMEM;
+		if (_must_wait(policy, st, topo_eval)) {
+			/*
+			 * The isolated policy (SC18) never places a job where
+			 * it would share links, even with enough free nodes:
+			 * the job waits (Resources in squeue), and backfill's
+			 * trial placements find when it can start.
+			 */
+			debug2("topology/commtree: %pJ waits: %s", job_ptr, why);
+			xfree(alloc);
+			tb_matrix_free(matrix);
+			tb_occupancy_free(occ);
+			return SLURM_ERROR;
+		}
 		if (st != TB_OK) {
 			fallback = _status_fallback(st);
 		} else if (!(saved = _save_state(topo_eval, &state))) {
