@@ -3,11 +3,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "treematch.h"
+
 static const char *const policy_names[TB_POLICY_COUNT] = {
 	[TB_POLICY_DEFAULT] = "default",
 	[TB_POLICY_GREEDY] = "greedy",
 	[TB_POLICY_BALANCED] = "balanced",
 	[TB_POLICY_ADAPTIVE] = "adaptive",
+	[TB_POLICY_TM_A] = "tm-a",
+	[TB_POLICY_TM_I] = "tm-i",
+	[TB_POLICY_TM_SUB] = "tm-sub",
+	[TB_POLICY_TM_SUB3] = "tm-sub3",
 };
 
 const char *tb_policy_name(enum tb_policy p)
@@ -55,6 +61,14 @@ enum tb_status tb_allocate(enum tb_policy p, const struct tb_topology *t,
 		return tb_policy_balanced(t, o, job, alloc);
 	case TB_POLICY_ADAPTIVE:
 		return tb_policy_adaptive(t, o, job, alloc);
+	case TB_POLICY_TM_A:
+		return tb_policy_tm_a(t, o, job, alloc);
+	case TB_POLICY_TM_I:
+		return tb_policy_tm_i(t, o, job, alloc);
+	case TB_POLICY_TM_SUB:
+		return tb_policy_tm_sub(t, o, job, alloc);
+	case TB_POLICY_TM_SUB3:
+		return tb_policy_tm_sub3(t, o, job, alloc);
 	default:
 		return TB_EINVAL;
 	}

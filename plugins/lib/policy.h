@@ -11,6 +11,10 @@ enum tb_policy {
 	TB_POLICY_GREEDY,	/* ICPP-W 2020, Algorithm 1 */
 	TB_POLICY_BALANCED,	/* ICPP-W 2020, Algorithm 2 */
 	TB_POLICY_ADAPTIVE,	/* ICPP-W 2020, cheaper (or costlier) of both */
+	TB_POLICY_TM_A,		/* IJHPCA 2018 TreeMatch after default */
+	TB_POLICY_TM_I,		/* TreeMatch over the whole machine */
+	TB_POLICY_TM_SUB,	/* TreeMatch in the first subtree that fits */
+	TB_POLICY_TM_SUB3,	/* ... 3 levels above it (Sec. 4.3) */
 	TB_POLICY_COUNT
 };
 
