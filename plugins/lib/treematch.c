@@ -46,6 +46,8 @@ void tb_tm_opts_default(struct tb_tm_opts *o)
 	o->exact_budget = 20000.0;
 	o->core_level_max = 16384;
 	o->max_candidates = 4;
+	o->partition_max = 2048;
+	o->refine_max = 64;
 }
 
 double tb_treematch_runtime(double runtime, double comm_ratio,
@@ -992,7 +994,7 @@ static double treematch_run(const struct tm_graph *g0,
 	}
 	if (gr[D].n != 1)
 		goto out;
-	used = calloc(((size_t)g0->n ? (size_t)g0->n : 1), 1);
+	used = calloc(((size_t)g0->n ? (size_t)g0->n : 1), sizeof(int));
 	if (!used)
 		goto out;
 	/* Top-down: breadth-first order puts parents before children. */
@@ -1046,6 +1048,116 @@ out:
 	return hb;
 }
 
+struct tm_result {
+	double hb;
+	int *bin;		/* machine bin per process */
+	int *slot;		/* slot within the bin */
+};
+
+/* --- refinement (ours, not the paper's) --------------------------------- */
+
+/* Hops between two bins of the machine (2 inside one bin). */
+static int bin_distance(const struct tm_machine *mc, int a, int b)
+{
+	if (a == b)
+		return 2;
+	while (a != b) {
+		if (mc->level[a] <= mc->level[b])
+			a = mc->parent[a];
+		else
+			b = mc->parent[b];
+		if (a < 0 || b < 0)
+			return 2 * (mc->level[mc->root] + 1);
+	}
+	return 2 * mc->level[a];
+}
+
+/* Change in hop-bytes when p goes to bin b, q (if >= 0) not counted. */
+static double move_delta(const struct tm_machine *mc, const struct tm_graph *g,
+			 const int *bin, int p, int b, int q)
+{
+	double d = 0.0;
+
+	for (int e = g->rp[p]; e < g->rp[p + 1]; e++) {
+		int x = g->ci[e];
+		if (x == q)
+			continue;
+		d += g->w[e] * (bin_distance(mc, b, bin[x]) -
+				bin_distance(mc, bin[p], bin[x]));
+	}
+	return d;
+}
+
+/*
+ * TreeMatch decides level by level and never revisits a level (the price
+ * of its speed); on small jobs a few exact-delta moves of one rank to a
+ * free slot of the scope, or swaps of two ranks, recover most of what that
+ * costs (measured in test_tm_brute_force_small). Off with refine_max = 0.
+ */
+static void refine(const struct tm_machine *mc, const struct tm_graph *g,
+		   int S, int map_only, struct tm_result *res, int *used,
+		   int *bins, int passes)
+{
+	int nb = 0, sp = 0, n = g->n, improved = 1;
+
+	/* Bins of the scope, by a walk with bins[] as the stack's tail. */
+	bins[mc->n_vert - 1 - sp++] = map_only ? mc->root : S;
+	while (sp) {
+		int v = bins[mc->n_vert - sp--];
+		if (mc->cap[v] <= 0)
+			continue;
+		if (mc->level[v] == 1) {
+			bins[nb++] = v;
+			continue;
+		}
+		for (int c = mc->first_child[v]; c >= 0;
+		     c = mc->next_sibling[c])
+			bins[mc->n_vert - 1 - sp++] = c;
+	}
+	for (int p = 0; p < n; p++)
+		used[res->bin[p]]++;
+	while (improved && passes-- > 0) {
+		improved = 0;
+		for (int p = 0; p < n; p++) {
+			for (int k = 0; k < nb; k++) {
+				int b = bins[k];
+				double d;
+				if (b == res->bin[p] || used[b] >= mc->cap[b])
+					continue;
+				d = move_delta(mc, g, res->bin, p, b, -1);
+				if (d < -1e-9 * (1.0 + res->hb)) {
+					used[res->bin[p]]--;
+					used[b]++;
+					res->bin[p] = b;
+					res->hb += d;
+					improved = 1;
+				}
+			}
+			for (int q = p + 1; q < n; q++) {
+				int bp = res->bin[p], bq = res->bin[q];
+				double d;
+				if (bp == bq)
+					continue;
+				d = move_delta(mc, g, res->bin, p, bq, q) +
+				    move_delta(mc, g, res->bin, q, bp, p);
+				if (d < -1e-9 * (1.0 + res->hb)) {
+					res->bin[p] = bq;
+					res->bin[q] = bp;
+					res->hb += d;
+					improved = 1;
+				}
+			}
+		}
+	}
+	/* Slots again 0.. in each bin. */
+	for (int p = 0; p < n; p++)
+		used[res->bin[p]] = 0;
+	for (int p = 0; p < n; p++)
+		res->slot[p] = used[res->bin[p]]++;
+	for (int p = 0; p < n; p++)
+		used[res->bin[p]] = 0;
+}
+
 /* --- step A: candidate shapes ------------------------------------------- */
 
 struct tm_work {
@@ -1054,6 +1166,8 @@ struct tm_work {
 	int *touched, nt;
 	int *stack;
 	struct deg_idx *bins;
+	int *used, *rbins;	/* refinement scratch, per machine vertex */
+	int scope, map_only;
 };
 
 static void mark(struct tm_work *w, int v, int add)
@@ -1165,11 +1279,138 @@ static void fill_pack(struct tm_work *w, int R, int n)
 	}
 }
 
-struct tm_result {
-	double hb;
-	int *bin;		/* machine bin per process */
-	int *slot;		/* slot within the bin */
+/*
+ * Rule "partition" (Sec. 3.1.3's constrained TreeMatch: recursive
+ * k-partitioning, dummies on the slots not used): the processes under v
+ * are split among its children, largest capacity first, each part grown
+ * from the process with most affinity left by adding the one with most
+ * affinity to the part; the part's size is the prefix of that growth with
+ * the least affinity cut to the rest, within what the child holds and
+ * what the other children can still take. This is the one rule that
+ * weighs communication when choosing how many processes go where (Figure
+ * 1: 2 + 2 over the two switches, not 3 + 1).
+ */
+struct tm_part {
+	const struct tm_graph *g;
+	int *lab;		/* vertex whose set a process is in */
+	int *seq;		/* growth order */
+	double *gain;
+	char *inpart;
 };
+
+static int cmp_kid(const struct tm_machine *mc, int a, int b)
+{
+	if (mc->cap[a] != mc->cap[b])
+		return mc->cap[a] > mc->cap[b];
+	return a < b;
+}
+
+static int fill_partition(struct tm_work *w, struct tm_part *pt, int v,
+			  const int *procs, int n, int top)
+{
+	const struct tm_machine *mc = w->mc;
+	const struct tm_graph *g = pt->g;
+	int nk = 0, remaining = n, rem_cap = 0;
+	int *kids, *set;
+
+	mark(w, v, n);
+	if (mc->level[v] == 1)
+		return 0;
+	for (int k = 0; k < n; k++)
+		pt->lab[procs[k]] = v;
+	set = malloc((size_t)n * sizeof(int));
+	kids = malloc(sizeof(int) * (size_t)(mc->cap[v] < n ? n : mc->cap[v]));
+	if (!set || !kids) {
+		free(set);
+		free(kids);
+		return -1;
+	}
+	/* Children by capacity, largest first (insertion: arity is small);
+	 * a child with free slots holds at least one, so cap[v] bounds nk. */
+	for (int c = mc->first_child[v]; c >= 0; c = mc->next_sibling[c]) {
+		int i = nk++;
+		if (mc->cap[c] <= 0) {
+			nk--;
+			continue;
+		}
+		while (i > 0 && cmp_kid(mc, c, kids[i - 1])) {
+			kids[i] = kids[i - 1];
+			i--;
+		}
+		kids[i] = c;
+		rem_cap += mc->cap[c];
+	}
+	memcpy(set, procs, (size_t)n * sizeof(int));
+	for (int i = 0; i < nk && remaining > 0; i++) {
+		int c = kids[i], lo, hi, len = 0, best_k = 0, seed = -1;
+		double cut = 0.0, best_cut = 0.0, bestd = -1.0;
+
+		rem_cap -= mc->cap[c];
+		lo = remaining - rem_cap > 1 ? remaining - rem_cap : 1;
+		hi = mc->cap[c] < remaining ? mc->cap[c] : remaining;
+		/* At the candidate's root all in one child always cuts 0, and
+		 * is that child's own candidate: split for real here. */
+		if (top && i == 0 && hi == remaining && lo < remaining)
+			hi = remaining - 1;
+		if (lo > hi)
+			continue;
+		for (int k = 0; k < n; k++) {
+			int u = set[k];
+			double d = 0.0;
+			if (pt->lab[u] != v)
+				continue;
+			for (int e = g->rp[u]; e < g->rp[u + 1]; e++)
+				if (pt->lab[g->ci[e]] == v)
+					d += g->w[e];
+			if (d > bestd) {
+				bestd = d;
+				seed = u;
+			}
+		}
+		for (int u = seed; u >= 0 && len < hi;) {
+			int pick = -1;
+			double bg = -1.0;
+
+			pt->inpart[u] = 1;
+			pt->seq[len++] = u;
+			cut -= pt->gain[u];
+			for (int e = g->rp[u]; e < g->rp[u + 1]; e++) {
+				int x = g->ci[e];
+				if (pt->lab[x] != v || pt->inpart[x])
+					continue;
+				cut += g->w[e];
+				pt->gain[x] += g->w[e];
+			}
+			if (len >= lo && (best_k == 0 || cut < best_cut ||
+					  (cut == best_cut && len > best_k))) {
+				best_k = len;
+				best_cut = cut;
+			}
+			for (int k = 0; k < n; k++) {
+				int x = set[k];
+				if (pt->lab[x] == v && !pt->inpart[x] &&
+				    pt->gain[x] > bg) {
+					bg = pt->gain[x];
+					pick = x;
+				}
+			}
+			u = pick;
+		}
+		for (int k = 0; k < n; k++) {
+			pt->gain[set[k]] = 0.0;
+			pt->inpart[set[k]] = 0;
+		}
+		remaining -= best_k;
+		if (fill_partition(w, pt, c, pt->seq, best_k, 0)) {
+			free(set);
+			free(kids);
+			return -1;
+		}
+	}
+	free(set);
+	free(kids);
+	return 0;
+}
 
 struct cand {
 	int v;
@@ -1209,10 +1450,18 @@ static enum tb_status evaluate(struct tm_work *w, const struct tm_graph *g,
 		shape_free(&sh);
 		return TB_ENOMEM;
 	}
+	for (int p = 0; p < g->n; p++)
+		bin[p] = sh.mv[bin[p]];
+	if (g->n <= opts->refine_max) {
+		struct tm_result r = { hb, bin, slot };
+		refine(w->mc, g, w->scope, w->map_only, &r, w->used, w->rbins,
+		       8);
+		hb = r.hb;
+	}
 	if (res->hb < 0 || hb < res->hb) {
 		res->hb = hb;
 		for (int p = 0; p < g->n; p++) {
-			res->bin[p] = sh.mv[bin[p]];
+			res->bin[p] = bin[p];
 			res->slot[p] = slot[p];
 		}
 	}
@@ -1231,8 +1480,11 @@ static enum tb_status tm_search(const struct tm_machine *mc,
 				const struct tb_tm_opts *opts, int S,
 				int map_only, struct tm_result *res)
 {
-	struct tm_work w = { mc, NULL, NULL, 0, NULL, NULL };
+	struct tm_work w = { 0 };
+	w.mc = mc;
 	struct cand *cands = NULL;
+	struct tm_part pt = { g, NULL, NULL, NULL, NULL };
+	int *all = NULL;
 	int n = g->n, nc = 0, sp = 0, n_seen = 0, *bin = NULL, *slot = NULL;
 	int block = n > opts->core_level_max && !mc->node_mode;
 	uint64_t *seen = NULL;
@@ -1243,13 +1495,26 @@ static enum tb_status tm_search(const struct tm_machine *mc,
 	w.touched = malloc((size_t)mc->n_vert * sizeof(int));
 	w.stack = malloc((size_t)mc->n_vert * sizeof(int));
 	w.bins = malloc((size_t)mc->n_vert * sizeof(*w.bins));
+	w.used = calloc((size_t)mc->n_vert, sizeof(int));
+	w.rbins = malloc((size_t)mc->n_vert * sizeof(int));
+	w.scope = S;
+	w.map_only = map_only;
 	cands = malloc((size_t)mc->n_vert * sizeof(*cands));
-	seen = malloc(((size_t)mc->n_vert * 2 + 1) * sizeof(uint64_t));
+	seen = malloc(((size_t)mc->n_vert * 3 + 1) * sizeof(uint64_t));
 	bin = malloc(((size_t)n ? (size_t)n : 1) * sizeof(int));
 	slot = malloc(((size_t)n ? (size_t)n : 1) * sizeof(int));
+	pt.lab = malloc(((size_t)n ? (size_t)n : 1) * sizeof(int));
+	pt.seq = malloc(((size_t)n ? (size_t)n : 1) * sizeof(int));
+	pt.gain = calloc(((size_t)n ? (size_t)n : 1), sizeof(double));
+	pt.inpart = calloc(((size_t)n ? (size_t)n : 1), 1);
+	all = malloc(((size_t)n ? (size_t)n : 1) * sizeof(int));
 	if (!w.cnt || !w.touched || !w.stack || !w.bins || !cands || !seen ||
-	    !bin || !slot)
+	    !w.used || !w.rbins ||
+	    !bin || !slot || !pt.lab || !pt.seq || !pt.gain || !pt.inpart ||
+	    !all)
 		goto out;
+	for (int p = 0; p < n; p++)
+		all[p] = p;
 	if (map_only) {
 		for (int v = 0; v < mc->n_vert; v++)
 			if (mc->cap[v] > 0)
@@ -1296,6 +1561,16 @@ static enum tb_status tm_search(const struct tm_machine *mc,
 			if (rc != TB_OK)
 				goto out;
 		}
+		if (mc->level[v] > 1 && n <= opts->partition_max) {
+			for (int p = 0; p < n; p++)
+				pt.lab[p] = -1;
+			rc = fill_partition(&w, &pt, v, all, n, 1) ? TB_ENOMEM :
+				evaluate(&w, g, v, opts, block, seen, &n_seen,
+					 bin, slot, res);
+			reset(&w);
+			if (rc != TB_OK)
+				goto out;
+		}
 	}
 	rc = res->hb < 0 ? TB_ENOSPACE : TB_OK;
 out:
@@ -1303,10 +1578,17 @@ out:
 	free(w.touched);
 	free(w.stack);
 	free(w.bins);
+	free(w.used);
+	free(w.rbins);
 	free(cands);
 	free(seen);
 	free(bin);
 	free(slot);
+	free(pt.lab);
+	free(pt.seq);
+	free(pt.gain);
+	free(pt.inpart);
+	free(all);
 	return rc;
 }
 

@@ -53,9 +53,16 @@ struct tb_tm_opts {
 	/* Candidate subtrees whose core choice is evaluated, per level (the
 	 * tightest first); each distinct candidate costs one TreeMatch run. */
 	int max_candidates;
+	/* The communication-aware count rule ("partition", Sec. 3.1.3's
+	 * k-partitioning) is quadratic in the job: only up to this many. */
+	int partition_max;
+	/* Ours, not the paper's: up to this many ranks, moves and swaps of
+	 * single ranks after TreeMatch while hop-bytes drop; 0 = pure. */
+	int refine_max;
 };
 
-/* exact_budget 20000, core_level_max 16384, max_candidates 4, tm-i. */
+/* exact_budget 20000, core_level_max 16384, max_candidates 4,
+ * partition_max 2048, refine_max 64, tm-i. */
 void tb_tm_opts_default(struct tb_tm_opts *o);
 
 /*

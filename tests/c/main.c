@@ -28,6 +28,13 @@ static const struct tb_test tb_tests[] = {
 	T(test_topology_json_errors),
 	T(test_profile_from_comment),
 	T(test_comm_option),
+	T(test_tm_figure2_hop_bytes),
+	T(test_tm_runtime_model),
+	T(test_tm_table1_figure1),
+	T(test_tm_table1_grouping),
+	T(test_tm_strategies_differ),
+	T(test_tm_brute_force_small),
+	T(test_tm_refusals),
 	{ NULL, NULL },
 };
 #undef T

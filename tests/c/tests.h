@@ -25,5 +25,12 @@ void test_topology_json(void);
 void test_topology_json_errors(void);
 void test_profile_from_comment(void);
 void test_comm_option(void);
+void test_tm_figure2_hop_bytes(void);
+void test_tm_runtime_model(void);
+void test_tm_table1_figure1(void);
+void test_tm_table1_grouping(void);
+void test_tm_strategies_differ(void);
+void test_tm_brute_force_small(void);
+void test_tm_refusals(void);
 
 #endif
