@@ -7,8 +7,12 @@
  *     constraint extension (Sec. 3.1.3) every unused or unavailable core
  *     holds a dummy process that never communicates; dummies add nothing
  *     to any objective, so we leave them out and keep only the counts
- *     they leave for real processes. tm-i evaluates candidates over the
- *     whole machine, tm-sub only under the subtree of Sec. 3.2.
+ *     they leave for real processes. Three count rules: compact (Slurm's
+ *     best fit), pack (fullest nodes first) and partition (the paper's
+ *     recursive k-partitioning, the only one that reads the matrix).
+ *     tm-i evaluates candidates over the whole machine, tm-sub only under
+ *     the subtree of Sec. 3.2. Ours, optional (refine_max): on small jobs
+ *     single-rank moves and swaps inside the candidate after step C.
  *  B. Grouping, bottom-up (Jeannot & Mercier's GroupProcesses and
  *     AggregateComMatrix): at level 1 processes are split into one group
  *     per used node of the sizes the shape asks, maximising the affinity
@@ -1167,7 +1171,7 @@ struct tm_work {
 	int *stack;
 	struct deg_idx *bins;
 	int *used, *rbins;	/* refinement scratch, per machine vertex */
-	int scope, map_only;
+	int map_only;
 };
 
 static void mark(struct tm_work *w, int v, int add)
@@ -1454,8 +1458,10 @@ static enum tb_status evaluate(struct tm_work *w, const struct tm_graph *g,
 		bin[p] = sh.mv[bin[p]];
 	if (g->n <= opts->refine_max) {
 		struct tm_result r = { hb, bin, slot };
-		refine(w->mc, g, w->scope, w->map_only, &r, w->used, w->rbins,
-		       8);
+		/* Moves stay inside the candidate: its neighbours are
+		 * candidates of their own, and a scope of the whole machine
+		 * costs 5,040 bins a rank on Curie. */
+		refine(w->mc, g, R, w->map_only, &r, w->used, w->rbins, 8);
 		hb = r.hb;
 	}
 	if (res->hb < 0 || hb < res->hb) {
@@ -1497,7 +1503,6 @@ static enum tb_status tm_search(const struct tm_machine *mc,
 	w.bins = malloc((size_t)mc->n_vert * sizeof(*w.bins));
 	w.used = calloc((size_t)mc->n_vert, sizeof(int));
 	w.rbins = malloc((size_t)mc->n_vert * sizeof(int));
-	w.scope = S;
 	w.map_only = map_only;
 	cands = malloc((size_t)mc->n_vert * sizeof(*cands));
 	seen = malloc(((size_t)mc->n_vert * 3 + 1) * sizeof(uint64_t));
