@@ -29,7 +29,7 @@ PART = re.compile(r"(\w+)_us=([\d.]+)(\(refused\))?")
 # The policy library's registry (plugins/lib/policy.c); tests/config.bats
 # checks the lists agree.
 POLICIES = ["default", "greedy", "balanced", "adaptive", "default1905",
-            "isolated", "firstfit"]
+            "isolated", "firstfit", "tm-a", "tm-i", "tm-sub", "tm-sub3"]
 
 
 def fill(nodes, seed):

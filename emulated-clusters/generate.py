@@ -25,7 +25,7 @@ DRAGONFLY_LEVELS = ("router", "chassis", "group")
 # The policy library's registry (plugins/lib/policy.c); tests/config.bats
 # checks the lists agree.
 POLICIES = ("default", "greedy", "balanced", "adaptive", "default1905",
-            "isolated", "firstfit")
+            "isolated", "firstfit", "tm-a", "tm-i", "tm-sub", "tm-sub3")
 
 
 class DefinitionError(Exception):

@@ -38,7 +38,7 @@ JOB_FIELDS = ["job_id", "log_job_id", "nodes", "submit", "eligible", "start", "e
 # The policy library's registry (plugins/lib/policy.c), in its order;
 # tests/config.bats checks the lists agree.
 POLICIES = ["default", "greedy", "balanced", "adaptive", "default1905",
-            "isolated", "firstfit"]
+            "isolated", "firstfit", "tm-a", "tm-i", "tm-sub", "tm-sub3"]
 
 
 class ReportError(Exception):

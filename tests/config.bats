@@ -142,8 +142,8 @@ for path in ("emulated-clusters/generate.py", "workloads/replay.py",
         print(f"{path}: {names} != {lib}")
 PY
 	assert_output ""
-	run grep -c "default | greedy | balanced | adaptive | default1905 | isolated | firstfit)" "$ROOT/scripts/testbed"
+	run grep -c "default | greedy | balanced | adaptive | default1905 | isolated | firstfit | tm-a | tm-i | tm-sub | tm-sub3)" "$ROOT/scripts/testbed"
 	assert_output 1
 	assert_equal "$(echo "$lib" | tr ' ' '\n' | sort | paste -sd' ')" \
-		"adaptive balanced default default1905 firstfit greedy isolated"
+		"adaptive balanced default default1905 firstfit greedy isolated tm-a tm-i tm-sub tm-sub3"
 }

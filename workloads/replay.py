@@ -40,7 +40,7 @@ PERCENTS = [10, 30, 50, 70, 90]
 # The policy library's registry (plugins/lib/policy.c); tests/config.bats
 # checks the lists agree.
 POLICIES = ["default", "greedy", "balanced", "adaptive", "default1905",
-            "isolated", "firstfit"]
+            "isolated", "firstfit", "tm-a", "tm-i", "tm-sub", "tm-sub3"]
 BATCH_SCRIPT = "/tmp/testbed-replay-job.sh"
 
 

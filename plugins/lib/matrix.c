@@ -148,3 +148,20 @@ double tb_hop_bytes(const struct tb_topology *t, const struct tb_matrix *m,
 	}
 	return sum;
 }
+
+double tb_hop_bytes_cores(const struct tb_topology *t,
+			  const struct tb_matrix *m, const int *node_of_rank)
+{
+	double sum = 0.0;
+
+	for (size_t k = 0; k < m->n; k++) {
+		const struct tb_matrix_entry *e = &m->entries[k];
+		int a = node_of_rank[e->from], b = node_of_rank[e->to];
+
+		if (e->from == e->to)
+			continue;
+		sum += e->volume * (a == b ? 2 :
+				    tb_pair_distance(t, a, b) + 2);
+	}
+	return sum;
+}

@@ -48,4 +48,14 @@ char *tb_matrix_to_line(const struct tb_matrix *m, char sep);
 double tb_hop_bytes(const struct tb_topology *t, const struct tb_matrix *m,
 		    const int *alloc, int nodes);
 
+/* Hop-bytes with cores as the tree's leaves (TreeMatch, IJHPCA 2018,
+ * Sec. 3.1.3): rank r on a core of node_of_rank[r], one rank per core.
+ * d = hops on the tree path: 0 for a rank to itself, 2 between two cores
+ * of one node, tb_pair_distance() + 2 across nodes (the node is one more
+ * level below the leaf switch). Each entry counts once, so a pair's
+ * affinity w(i,j) is the sum of both directions. Figure 2's 360 and 660
+ * need exactly this: 1, 2, 3 per level would give 180 and 330. */
+double tb_hop_bytes_cores(const struct tb_topology *t,
+			  const struct tb_matrix *m, const int *node_of_rank);
+
 #endif

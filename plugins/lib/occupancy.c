@@ -25,7 +25,22 @@ void tb_occupancy_free(struct tb_occupancy *o)
 	free(o->failure_prob);
 	free(o->router_traffic);
 	free(o->job);
+	free(o->free_cores);
 	free(o);
+}
+
+int tb_free_cores(const struct tb_topology *t, const struct tb_occupancy *o,
+		  int node)
+{
+	int c = t->nodes[node].cores;
+
+	if (o->state[node] == TB_NODE_DOWN)
+		return 0;
+	if (!o->free_cores)
+		return o->state[node] == TB_NODE_FREE ? c : 0;
+	if (o->free_cores[node] < 0)
+		return 0;
+	return o->free_cores[node] < c ? o->free_cores[node] : c;
 }
 
 int tb_counts_init(struct tb_switch_counts *c, const struct tb_topology *t,

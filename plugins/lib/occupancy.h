@@ -27,10 +27,19 @@ struct tb_occupancy {
 	 * NULL when unknown. Other policies ignore it. */
 	int *job;
 	int n_jobs;
+	/* Free cores per node for core-granularity mappers (TreeMatch), or
+	 * NULL: a FREE node has all its cores free, any other none. The
+	 * node-level policies read state only; a caller that fills this
+	 * marks a node with any busy core as busy in state. */
+	int *free_cores;
 };
 
 struct tb_occupancy *tb_occupancy_new(int n_nodes);	/* all free */
 void tb_occupancy_free(struct tb_occupancy *o);
+/* Free cores of a node: 0 when down, free_cores[] when given (clamped to
+ * the node's cores), else all or none by state. */
+int tb_free_cores(const struct tb_topology *t, const struct tb_occupancy *o,
+		  int node);
 
 /* Per-switch tallies of one snapshot, the policies' working state. */
 struct tb_switch_counts {

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "isolation.h"
+#include "treematch.h"
 
 static const char *const policy_names[TB_POLICY_COUNT] = {
 	[TB_POLICY_DEFAULT] = "default",
@@ -14,6 +15,10 @@ static const char *const policy_names[TB_POLICY_COUNT] = {
 	[TB_POLICY_DEFAULT1905] = "default1905",
 	[TB_POLICY_ISOLATED] = "isolated",
 	[TB_POLICY_FIRSTFIT] = "firstfit",
+	[TB_POLICY_TM_A] = "tm-a",
+	[TB_POLICY_TM_I] = "tm-i",
+	[TB_POLICY_TM_SUB] = "tm-sub",
+	[TB_POLICY_TM_SUB3] = "tm-sub3",
 };
 
 const char *tb_policy_name(enum tb_policy p)
@@ -92,6 +97,14 @@ static enum tb_status choose(enum tb_policy p, const struct tb_topology *t,
 		return tb_policy_isolated(t, o, job, alloc);
 	case TB_POLICY_FIRSTFIT:
 		return tb_policy_firstfit(t, o, job, alloc);
+	case TB_POLICY_TM_A:
+		return tb_policy_tm_a(t, o, job, alloc);
+	case TB_POLICY_TM_I:
+		return tb_policy_tm_i(t, o, job, alloc);
+	case TB_POLICY_TM_SUB:
+		return tb_policy_tm_sub(t, o, job, alloc);
+	case TB_POLICY_TM_SUB3:
+		return tb_policy_tm_sub3(t, o, job, alloc);
 	default:
 		return TB_EINVAL;
 	}

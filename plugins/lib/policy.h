@@ -15,6 +15,10 @@ enum tb_policy {
 	TB_POLICY_DEFAULT1905,	/* Slurm 19.05 select/linear + topology/tree */
 	TB_POLICY_ISOLATED,	/* SC18, Algorithm 1 (topology-aware, TA) */
 	TB_POLICY_FIRSTFIT,	/* SC18's baseline (topology-oblivious, TO) */
+	TB_POLICY_TM_A,		/* IJHPCA 2018 TreeMatch after default */
+	TB_POLICY_TM_I,		/* TreeMatch over the whole machine */
+	TB_POLICY_TM_SUB,	/* TreeMatch in the first subtree that fits */
+	TB_POLICY_TM_SUB3,	/* ... 3 levels above it (Sec. 4.3) */
 	TB_POLICY_COUNT
 };
 

@@ -576,6 +576,12 @@ static int _nodes_needed(topology_eval_t *te)
 	return (int) nodes;
 }
 
+static bool _uses_matrix(enum tb_policy policy)
+{
+	return policy == TB_POLICY_TM_A || policy == TB_POLICY_TM_I ||
+	       policy == TB_POLICY_TM_SUB || policy == TB_POLICY_TM_SUB3;
+}
+
 /*
  * Whether a refusal means the job waits rather than gets tree's nodes:
  * only for the isolated policy, whose rules may forbid every placement
@@ -641,8 +647,10 @@ extern int commtree_eval(topology_eval_t *topo_eval,
 		 !(job_ptr->bit_flags & BACKFILL_TEST) &&
 		 !_test_only(topo_eval);
 	fallback = _job_profile(job_ptr, &prof, false);
+	/* The TreeMatch policies place by the matrix, at every eval. */
 	if (!fallback)
-		fallback = _job_matrix(job_ptr, &matrix, record);
+		fallback = _job_matrix(job_ptr, &matrix,
+				       record || _uses_matrix(policy));
 	/* --switches=N: only tree knows how to honour it. */
 	if (!fallback && policy != TB_POLICY_DEFAULT && job_ptr->req_switch)
 		fallback = "switches";
@@ -651,6 +659,7 @@ extern int commtree_eval(topology_eval_t *topo_eval,
 		.comm = prof.comm,
 		.pattern = prof.pattern,
 		.comm_fraction = prof.comm_fraction,
+		.matrix = matrix,
 	};
 
 	if (!fallback && policy != TB_POLICY_DEFAULT) {

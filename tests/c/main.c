@@ -43,6 +43,13 @@ static const struct tb_test tb_tests[] = {
 	T(test_sc18_isolated_t3),
 	T(test_sc18_scenario_running),
 	T(test_sc18_isolated_random_states),
+	T(test_tm_figure2_hop_bytes),
+	T(test_tm_runtime_model),
+	T(test_tm_table1_figure1),
+	T(test_tm_table1_grouping),
+	T(test_tm_strategies_differ),
+	T(test_tm_brute_force_small),
+	T(test_tm_refusals),
 	{ NULL, NULL },
 };
 #undef T

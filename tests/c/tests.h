@@ -42,5 +42,12 @@ void test_sc18_isolated_t2(void);
 void test_sc18_isolated_t3(void);
 void test_sc18_scenario_running(void);
 void test_sc18_isolated_random_states(void);
+void test_tm_figure2_hop_bytes(void);
+void test_tm_runtime_model(void);
+void test_tm_table1_figure1(void);
+void test_tm_table1_grouping(void);
+void test_tm_strategies_differ(void);
+void test_tm_brute_force_small(void);
+void test_tm_refusals(void);
 
 #endif
