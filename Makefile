@@ -10,7 +10,7 @@ EMULATORS ?=
 CMD ?=
 SCENARIO ?=
 SERVICE ?=
-export CLUSTER POLICY FRONTENDS EMULATORS SERVICE WORKLOADS_DIR TOPOLOGIES_DIR READY_TIMEOUT BENCH
+export CLUSTER POLICY OPTIONS FRONTENDS EMULATORS SERVICE WORKLOADS_DIR TOPOLOGIES_DIR READY_TIMEOUT BENCH
 export DRY_RUN
 export ALLOW_BUSY LOG SPEEDUP JOBS FIRST SEED COMM PATTERN RATIO SPARSITY SCALE STRICT RESUME LEAD LIMIT_GRID RESULTS_DIR LOGS FROM FORCE
 # CMD goes to the script untouched: no make expansion of $, no shell
@@ -42,6 +42,8 @@ help: ## list targets and parameters
 	@echo "                    tm-a tm-i tm-sub tm-sub3"
 	@echo "                    (make up: recorded in slurm.conf;"
 	@echo "                    make alloc: one policy, or all)"
+	@echo "  OPTIONS='<words>' for 'make up': the library's named readings of the papers, e.g."
+	@echo "                    'eq3=path fit=quiet' (plugins/lib/options.h; default: the papers' forms)"
 	@echo "  CMD='<command>'   for 'make exec'"
 	@echo "  SCENARIO=<file>   for 'make alloc' (examples/*.scenario)"
 	@echo "  SERVICE=<name>    for 'make logs' (db, slurmdbd, slurmctld, emu1, ...)"

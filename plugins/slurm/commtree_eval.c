@@ -36,6 +36,7 @@
 #include "commtree.h"
 #include "../lib/cost.h"
 #include "../lib/matrix.h"
+#include "../lib/options.h"
 #include "../lib/policy.h"
 #include "../lib/profile.h"
 
@@ -131,6 +132,37 @@ static enum tb_policy _policy(void)
 		return TB_POLICY_DEFAULT;
 	}
 	return policy;
+}
+
+/*
+ * The library's named readings (options.h) from TopologyParam's key=value
+ * words (make up OPTIONS=...); the papers' forms when none. A word the
+ * library does not know is logged once and the papers' forms are used.
+ */
+static struct tb_options _options(void)
+{
+	static char *warned;
+	struct tb_options o = tb_options_default();
+	char *text = NULL, err[200];
+	const char *p = slurm_conf.topology_param;
+
+	while (p && *p) {
+		size_t n = strcspn(p, ",");
+		if (memchr(p, '=', n))
+			xstrfmtcat(text, "%s%.*s", text ? " " : "", (int) n, p);
+		p += n + (p[n] == ',');
+	}
+	if (text && tb_options_parse(text, &o, err, sizeof(err))) {
+		if (xstrcmp(warned, text)) {
+			error("topology/commtree: TopologyParam: %s; using the papers' forms",
+			      err);
+			xfree(warned);
+			warned = xstrdup(text);
+		}
+		o = tb_options_default();
+	}
+	xfree(text);
+	return o;
 }
 
 /* NAME=value in the job's SPANK environment (spank_testbed.c puts the
@@ -328,7 +360,8 @@ static void _env_set(job_record_t *job_ptr, const char *name, char *value)
  * the leaves, which can differ from node order (balanced).
  */
 static double _actual_cost(const struct tb_occupancy *occ,
-			   const struct tb_job *job, bitstr_t *node_map)
+			   const struct tb_job *job, bitstr_t *node_map,
+			   const struct tb_options *opts)
 {
 	int n = 0, *alloc = xcalloc(topo->n_nodes, sizeof(int));
 	struct tb_job actual = *job;
@@ -344,7 +377,8 @@ static double _actual_cost(const struct tb_occupancy *occ,
 	}
 	if (n > 0) {
 		actual.nodes = n;
-		if (tb_allocation_cost(topo, occ, &actual, alloc, &cost))
+		if (tb_allocation_cost_with(topo, occ, &actual, opts, alloc,
+					    &cost))
 			cost = NAN;
 	}
 	xfree(alloc);
@@ -356,20 +390,22 @@ static double _actual_cost(const struct tb_occupancy *occ,
 static void _record(job_record_t *job_ptr, enum tb_policy policy,
 		    const struct tb_occupancy *occ, const struct tb_job *job,
 		    const struct tb_profile *prof, const struct tb_matrix *matrix,
-		    const char *fallback, bitstr_t *node_map)
+		    const char *fallback, bitstr_t *node_map,
+		    const struct tb_options *opts)
 {
 	double cost[TB_POLICY_COUNT], hop_bytes[TB_POLICY_COUNT];
-	enum tb_policy denominator = tb_denominator_policy(NULL);
+	enum tb_policy denominator = tb_denominator_policy(opts);
 	int *alloc = xcalloc(job->nodes, sizeof(int));
 	char *text = NULL, val[64];
-	double scaled, actual = _actual_cost(occ, job, node_map);
+	double scaled, actual = _actual_cost(occ, job, node_map, opts);
 
 	for (int p = 0; p < TB_POLICY_COUNT; p++) {
 		cost[p] = hop_bytes[p] = NAN;
-		if (tb_allocate((enum tb_policy) p, topo, occ, job, alloc) !=
-		    TB_OK)
+		if (tb_allocate_with((enum tb_policy) p, topo, occ, job, opts,
+				     alloc) != TB_OK)
 			continue;
-		(void) tb_allocation_cost(topo, occ, job, alloc, &cost[p]);
+		(void) tb_allocation_cost_with(topo, occ, job, opts, alloc,
+					       &cost[p]);
 		if (matrix)
 			hop_bytes[p] = tb_hop_bytes(topo, matrix, alloc,
 						    job->nodes);
@@ -616,6 +652,7 @@ extern int commtree_eval(topology_eval_t *topo_eval,
 {
 	job_record_t *job_ptr = topo_eval->job_ptr;
 	enum tb_policy policy = _policy();
+	struct tb_options opts = _options();
 	bool timing = xstrstr(slurm_conf.topology_param, "commtree_timing");
 	struct tb_occupancy *occ;
 	struct tb_matrix *matrix = NULL;
@@ -667,7 +704,7 @@ extern int commtree_eval(topology_eval_t *topo_eval,
 		char why[256];
 
 		alloc = xcalloc(job.nodes, sizeof(int));
-		st = occ->job ? tb_allocate_why(policy, topo, occ, &job, NULL,
+		st = occ->job ? tb_allocate_why(policy, topo, occ, &job, &opts,
 						alloc, why, sizeof(why)) :
 				TB_ENOMEM;
 		if (_must_wait(policy, st, topo_eval)) {
@@ -715,7 +752,7 @@ extern int commtree_eval(topology_eval_t *topo_eval,
 		_log_timing(job_ptr, policy, occ, &job, snapshot_us, tree_us);
 	if (rc == SLURM_SUCCESS && record)
 		_record(job_ptr, policy, occ, &job, &prof, matrix, fallback,
-			topo_eval->node_map);
+			topo_eval->node_map, &opts);
 	tb_matrix_free(matrix);
 	tb_occupancy_free(occ);
 	return rc;
