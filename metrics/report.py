@@ -20,6 +20,9 @@ import statistics
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "workloads"))
+import health  # noqa: E402
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:0] = [os.path.join(HERE, "..", "workloads"),
                 os.path.join(HERE, "..", "emulated-clusters")]
@@ -34,7 +37,7 @@ JOB_FIELDS = ["job_id", "log_job_id", "nodes", "submit", "eligible", "start", "e
               "wait_s", "run_s", "turnaround_s", "node_hours", "comm", "pattern",
               "comm_percent", "policy", "cost", "cost_default", "runtime_base_s",
               "runtime_scaled_s", "leaves", "aph", "matrix_ranks", "hop_bytes",
-              "hop_bytes_default"]
+              "hop_bytes_default", "fallback", "fault"]
 # The policy library's registry (plugins/lib/policy.c), in its order;
 # tests/config.bats checks the lists agree.
 POLICIES = ["default", "greedy", "balanced", "adaptive", "default1905",
@@ -77,7 +80,27 @@ def load_run(run_dir):
     return manifest, sacct, planned
 
 
-def job_rows(manifest, sacct, aph):
+def job_fault(job, deaths):
+    """Why a job's figures are not the policy's: '' or the reason. A job
+    that ended NODE_FAIL or was requeued was hit by a node (front end)
+    failure; a TIMEOUT is a fault in a replay (limits are at least five
+    times the runtime), and is named after a death during its run when the
+    health watch saw one (a front end or the controller: in front-end mode
+    a controller restart drops running jobs' steps, which then time out)."""
+    state = (job.get("state", {}).get("current") or [""])[0]
+    t = job.get("time", {})
+    start, end = t.get("start") or 0, t.get("end") or 0
+    if state == "NODE_FAIL":
+        return "node_fail"
+    if fnum(job.get("restart_cnt"), 0) > 0:
+        return "requeued"
+    if state == "TIMEOUT":
+        hit = [d["service"] for d in deaths if start <= d["time"] <= end]
+        return f"timeout_after_{hit[0]}_died" if hit else "timeout"
+    return ""
+
+
+def job_rows(manifest, sacct, aph, deaths=()):
     """One dict per job, times in log time."""
     t0, s = manifest["t0"], manifest["speedup"]
     run_id = manifest["run_id"]
@@ -116,6 +139,11 @@ def job_rows(manifest, sacct, aph):
             "matrix_ranks": fnum(a.get("matrix_ranks")),
             "hop_bytes": fnum(a.get("hop_bytes")),
             "hop_bytes_default": fnum(a.get("hop_bytes_default")),
+            # No record: the plugin did not choose this job's nodes (a
+            # controller that lost its topology, or not running commtree).
+            "recorded": "policy" in a,
+            "fallback": a.get("fallback", ""),
+            "fault": job_fault(j, deaths),
         })
     return sorted(rows, key=lambda r: (r["eligible"], r["job_id"]))
 
@@ -285,20 +313,33 @@ def plot(run_dir, rows, cluster_nodes):
 def report(run_dir, aph_tool, topology):
     manifest, sacct, planned = load_run(run_dir)
     aph = compute_aph(None, sacct, aph_tool, topology)
-    rows = job_rows(manifest, sacct, aph)
+    faults = health.read_faults(run_dir)
+    deaths = [e for e in faults if e.get("kind") == "died"]
+    all_rows = job_rows(manifest, sacct, aph, deaths)
     cluster_nodes = manifest["cluster_nodes"]
-    got = {r["log_job_id"] for r in rows}
+    got = {r["log_job_id"] for r in all_rows}
     missing = [x for x in planned if x not in got]
+    # Jobs hit by a fault are never counted: they are in jobs.csv with the
+    # reason, and the metrics are over the others (the run is damaged).
+    rows = [r for r in all_rows if not r["fault"]]
     m = metrics(rows, cluster_nodes)
     m["comm"] = metrics([r for r in rows if r["comm"]], cluster_nodes)
     m["compute"] = metrics([r for r in rows if not r["comm"]], cluster_nodes)
     m["individual_runs_improvement_percent"] = individual_runs(rows)
+    m["fault_jobs"] = len(all_rows) - len(rows)
+    m["fault_events"] = len(deaths)
+    m["damaged"] = bool(m["fault_jobs"] or deaths)
     m["run_id"] = manifest["run_id"]
     m["policy"] = manifest["policy"]
     m["incomplete"] = bool(missing)
     if missing:
         m["missing_jobs"] = missing
     m.update(pauses(manifest, run_dir))
+    # A job without the plugin's record was not placed by the run's policy
+    # (and a fallback one by tree): the run does not measure its policy.
+    m["unrecorded_jobs"] = sum(1 for r in rows if not r["recorded"])
+    m["fallback_jobs"] = sum(1 for r in rows if r["fallback"])
+    m["valid"] = m["unrecorded_jobs"] == 0
     # The tree APH was measured on: the run's own copy, or (runs made
     # before runs kept theirs) one generated again at report time.
     m["aph_topology"] = (None if not (aph_tool and topology) else "run"
@@ -312,7 +353,7 @@ def report(run_dir, aph_tool, topology):
         w = csv.DictWriter(f, fieldnames=JOB_FIELDS, extrasaction="ignore",
                            lineterminator="\n")
         w.writeheader()
-        for r in rows:
+        for r in all_rows:
             w.writerow({k: csv_cell(r[k]) for k in JOB_FIELDS})
     os.replace(os.path.join(run_dir, "jobs.csv.tmp"), os.path.join(run_dir, "jobs.csv"))
     plots = plot(run_dir, rows, cluster_nodes) if rows else []
@@ -350,6 +391,19 @@ def summary_md(manifest, m, plots, missing):
         out += ["**APH** is measured on the topology of "
                 f"`{manifest['cluster']}` as generated at report time: this run "
                 "predates runs keeping their own `topology.json`.", ""]
+    if m.get("damaged"):
+        out += [f"**Damaged:** {m['fault_events']} service deaths during the run "
+                f"(faults.jsonl); {m['fault_jobs']} jobs hit by a fault (NODE_FAIL, "
+                "requeued or TIMEOUT; the `fault` column of jobs.csv) are left out of "
+                "every metric below.", ""]
+    if m.get("unrecorded_jobs"):
+        out += [f"**Invalid:** {m['unrecorded_jobs']} jobs have no record of the "
+                "plugin in their AdminComment: their nodes were not chosen by "
+                f"`{manifest['policy']}` (was topology/commtree running with its "
+                "topology?). Do not compare this run.", ""]
+    if m.get("fallback_jobs"):
+        out += [f"**Fallbacks:** {m['fallback_jobs']} jobs got topology/tree's nodes "
+                "instead of the policy's (`fallback=` in jobs.csv and AdminComment).", ""]
     if m.get("resumed"):
         if m.get("pauses") is None:
             out += ["**Resumed:** the replay was stopped and resumed (RESUME); its "
@@ -481,6 +535,12 @@ def compare(run_dirs, out_dir, force=False):
                 v = r[2].get(k)
                 cells += [csv_cell(v), "" if v is None or not b else f"{100 * (v - b) / b:.3f}"]
             w.writerow([k] + cells)
+    damaged = [f"`{r[1]['run_id']}` ({r[2].get('fault_jobs', 0)} jobs hit by faults left out)"
+               for r in runs if r[2].get("damaged")]
+    if damaged:
+        warning = ((warning + " ") if warning else "") + (
+            "**Damaged runs:** " + "; ".join(damaged) +
+            ". Their metrics are over the jobs no fault hit.**".replace("**.", "."))
     md = ["# Comparison", ""] + ([warning, ""] if warning else []) + [
           f"Change in % against the `{base[1]['policy']}` run "
           f"`{base[1]['run_id']}`.", "", "| " + " | ".join(header) + " |",

@@ -4,7 +4,7 @@
 setup_file() {
 	load helpers
 	local c
-	for c in tiny hpc2010 curie theta cori cab; do generate "$c"; done
+	for c in tiny hpc2010 curie theta cori cab pinot; do generate "$c"; done
 }
 
 setup() { load helpers; }
@@ -70,6 +70,14 @@ check_counts() {
 	assert_equal "$(json_count cab '[.switches[] | select(.level == 1)] | length')" 4
 }
 
+@test "pinot: 2,592 nodes, 144 leaves of 18, 8 pods of 18 leaves (SC18)" {
+	check_counts pinot 2592 41472 144 3
+	assert_equal "$(json_count pinot '[.switches[] | select(.level == 1)] | length')" 8
+	assert_equal "$(json_count pinot '[.switches[] | select(.level == 0) | .nodes | length] | unique')" "[
+  18
+]"
+}
+
 @test "FRONTENDS and EMULATORS spread front ends over containers" {
 	generate curie --frontends 7 --emulators 3
 	local dir="$ROOT/build/test-config/curie"
@@ -84,13 +92,13 @@ check_counts() {
 @test "an unknown cluster is refused with the valid names" {
 	run generate atlantis
 	assert_failure
-	assert_output --partial "unknown CLUSTER 'atlantis'; valid: cab cori curie hpc2010 theta tiny"
+	assert_output --partial "unknown CLUSTER 'atlantis'; valid: cab cori curie hpc2010 pinot theta tiny"
 }
 
 @test "make config with an unknown CLUSTER lists the valid ones" {
 	run make -s -C "$ROOT" config CLUSTER=atlantis
 	assert_failure
-	assert_output --partial "valid: cab cori curie hpc2010 theta tiny"
+	assert_output --partial "valid: cab cori curie hpc2010 pinot theta tiny"
 }
 
 @test "impossible FRONTENDS/EMULATORS are refused, nothing half-written" {

@@ -212,3 +212,22 @@ compare_runs() { python3 "$ROOT/metrics/report.py" compare "$RESULTS/A" "$RESULT
 	assert_failure
 	assert_output --partial "RUN=nope: no such run"
 }
+
+@test "a job without the plugin's record makes the run invalid; fallbacks are counted" {
+	run report
+	assert_success
+	assert_equal "$(metric .unrecorded_jobs)" 0
+	assert_equal "$(metric .valid)" true
+	# The first job's record lost, the second's placed by tree.
+	jq '.jobs[0].comment.administrator = "" |
+	    .jobs[1].comment.administrator += ";fallback=refused"' \
+		"$RUN_DIR/sacct.json" >"$RUN_DIR/sacct.json.new"
+	mv "$RUN_DIR/sacct.json.new" "$RUN_DIR/sacct.json"
+	run report
+	assert_success
+	assert_equal "$(metric .unrecorded_jobs)" 1
+	assert_equal "$(metric .fallback_jobs)" 1
+	assert_equal "$(metric .valid)" false
+	grep -q '^\*\*Invalid:\*\* 1 jobs have no record' "$RUN_DIR/summary.md"
+	assert_equal "$(grep -c ',refused$' "$RUN_DIR/jobs.csv")" 1
+}

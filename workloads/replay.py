@@ -33,6 +33,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import health  # noqa: E402
 import logs  # noqa: E402
 
 PATTERNS = ["rhvd", "rd", "binomial", "ring", "cmc"]   # study ids 1-5
@@ -594,6 +595,12 @@ def run(args, run_dir, manifest, stopped=None):
     span = max(p["offset"] for p in plan) / speedup
     nodes = manifest["cluster_nodes"]
     submitters = SubmitterPool(container, SUBMITTERS, run_dir)
+    watch = health.HealthWatch(
+        os.environ.get("TESTBED_PROJECT", "testbed"),
+        os.path.join(args.root, "build", "clusters", manifest["cluster"]),
+        run_dir, args.auto_recover,
+        say=lambda text: progress(f"replay {run_id}: {text}", final=True),
+        log=lambda text: log_line(run_dir, text))
     last_report = 0.0
     i = 0
     try:
@@ -601,6 +608,11 @@ def run(args, run_dir, manifest, stopped=None):
             while True:
                 now = time.time()
                 due = []
+                # A dead service pauses submissions until it is back
+                # (AUTO_RECOVER=1 brings it back at once).
+                if not watch.check(now):
+                    time.sleep(1.0)
+                    continue
                 while i < len(plan) and t0 + plan[i]["offset"] / speedup <= now + args.lead:
                     p = plan[i]
                     if p["log_id"] not in submitted:
@@ -784,6 +796,8 @@ def parse_args(argv):
     ap.add_argument("--workloads-dir", default=os.environ.get("WORKLOADS_DIR", ""))
     ap.add_argument("--results", default="results")
     ap.add_argument("--root", default=".")
+    ap.add_argument("--auto-recover", type=int, default=0, choices=(0, 1),
+                    help="restart a service that dies during the replay")
     args = ap.parse_args(argv)
     if args.policy not in POLICIES:
         raise ReplayError(f"unknown POLICY '{args.policy}'; valid: {' '.join(POLICIES)}")

@@ -38,7 +38,22 @@ PidFile=/run/slurmdbd.pid
 DebugLevel=info
 CONF
 	umask 022
-	exec slurmdbd -D
+	# MariaDB 11.8 sometimes answers slurmdbd's first query (its concat()
+	# sanity check) with an empty result just after the database started,
+	# and slurmdbd exits fatally. A start-up death is tried again; a death
+	# after a minute of running is not.
+	local try start pid
+	for try in 1 2 3 4 5; do
+		start=$SECONDS
+		slurmdbd -D &
+		pid=$!
+		trap 'kill -TERM "$pid" 2>/dev/null; wait "$pid"; exit 0' TERM INT
+		if wait "$pid"; then exit 0; fi
+		[ $((SECONDS - start)) -lt 60 ] || exit 1
+		log "slurmdbd exited during start-up (try $try of 5); starting it again"
+		sleep 2
+	done
+	exit 1
 }
 
 run_slurmctld() {
