@@ -455,7 +455,7 @@ def header_md(d, runs, meta):
                 f"SPEEDUP={m['speedup']:g}, seed {m['seed']}, git {m.get('git_revision', '?')}. "
                 "Paper: Agrawal et al., ICPP-W 2020. Times are log time.", ""]
     out += ["What differs from the paper's setting:", ""]
-    out += [f"- {n}" for n in d.notes]
+    out += [f"- {n}" for n in d.notes] or ["- nothing noted"]
     out += [f"- {o}" for o in d.overrides]
     skipped = sorted({(r.log, r.manifest.get("skipped_too_big", 0)) for r in runs.values()
                       if r.manifest.get("skipped_too_big")})
@@ -503,6 +503,8 @@ def table_continuous(d, runs, t):
                                        r.run_id if r else ""])
                 cells_by_policy[policy] = cells
                 note = "" if r else " (not run)"
+                if r and r.pattern != pattern:
+                    note = f" (the {r.pattern} run)"
                 t.md.append(f"| {log} | {pattern} | {policy}{note} | " + " | ".join(cells) + " |")
             for m in d.metrics:
                 o = ordering(ours_by_metric[m], 1)
@@ -662,8 +664,8 @@ def plot_section(d, runs, out):
             try:
                 report.compare([r.dir for r in group], dest)
                 lines += [f"![{log} {pattern}](compare-{log}-{pattern}/policies.png)", ""]
-            except (report.ReportError, OSError) as e:
-                lines += [f"No plot for {log} {pattern}: {e}", ""]
+            except Exception as e:  # noqa: BLE001 - a plot is optional; say why not
+                lines += [f"No plot for {log} {pattern}: {type(e).__name__}: {e}", ""]
     return lines
 
 

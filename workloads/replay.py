@@ -119,9 +119,12 @@ class Submitter:
 def cluster_facts(root):
     state = os.environ.get("TESTBED_STATE_DIR") or os.path.join(root, ".state")
     name = open(os.path.join(state, "cluster"), encoding="utf-8").read().strip()
+    # scripts/testbed cluster_dir: another project has its own configuration.
+    project = os.environ.get("TESTBED_PROJECT", "testbed")
+    clusters = (os.path.join(root, "build", "clusters") if project == "testbed" else
+                os.path.join(root, "build", "projects", project, "clusters"))
     env = {}
-    with open(os.path.join(root, "build", "clusters", name, "cluster.env"),
-              encoding="utf-8") as f:
+    with open(os.path.join(clusters, name, "cluster.env"), encoding="utf-8") as f:
         for line in f:
             k, _, v = line.strip().partition("=")
             env[k] = v
