@@ -13,6 +13,7 @@ SERVICE ?=
 export CLUSTER POLICY OPTIONS FRONTENDS EMULATORS SERVICE WORKLOADS_DIR TOPOLOGIES_DIR READY_TIMEOUT BENCH
 export DRY_RUN
 export ALLOW_BUSY AUTO_RECOVER LOG SPEEDUP JOBS FIRST SEED COMM PATTERN RATIO SPARSITY SCALE STRICT RESUME LEAD LIMIT_GRID RESULTS_DIR LOGS FROM FORCE
+export EXP PARALLEL POLICIES PATTERNS BASELINE
 # CMD goes to the script untouched: no make expansion of $, no shell
 # re-quoting, so quotes and $(...) reach the container as typed.
 TESTBED_CMD := $(value CMD)
@@ -24,7 +25,7 @@ TESTBED_CWD := $(or $(PWD),$(CURDIR))
 export TESTBED_CWD
 
 .DEFAULT_GOAL := help
-.PHONY: help setup up down clean status logs shell exec config images test bench lint alloc fuzz replay report compare fetch-logs
+.PHONY: help setup up down clean status logs shell exec config images test bench lint alloc fuzz replay report compare fetch-logs experiment
 
 help: ## list targets and parameters
 	@echo "HPC scheduling testbed: real Slurm 24.11 on emulated supercomputers."
@@ -70,6 +71,12 @@ help: ## list targets and parameters
 	@echo "  RESULTS_DIR=<dir> where runs are written and read (default results/)"
 	@echo "  FORCE=1           make compare: compare runs that differ in more than the policy"
 	@echo "                    (SEED, COMM, ..., cluster, window), with a warning"
+	@echo "Experiments (make experiment; alone it lists the definitions in experiments/):"
+	@echo "  EXP=<name>        run one: its replays, each on its own testbed, then table.md"
+	@echo "                    (results/experiments/<id>/); JOBS= SPEEDUP= SCALE= COMM= SEED= ..."
+	@echo "                    CLUSTER= POLICIES='...' PATTERNS='...' BASELINE= override the definition"
+	@echo "  PARALLEL=<n>      replays at once (default: the definition's, else 4)"
+	@echo "  RESUME=<exp-id>   continue an interrupted experiment"
 
 setup: ## install and start Docker, Compose v2, buildx, mmdebstrap on this host (DRY_RUN=1: only say what)
 	@scripts/setup
@@ -109,6 +116,9 @@ report: ## metrics, jobs.csv, summary.md and plots of RUN=<run-id> into results/
 
 compare: ## one table and plots of RUNS="<id> <id> ..." against the default run (one policy only: the first)
 	@$(TESTBED) compare "$(RUNS)"
+
+experiment: ## EXP=<name>: the replays of experiments/<name>.exp and a table beside the paper's; alone: list them
+	@$(TESTBED) experiment
 
 alloc: ## run the allocation policies on SCENARIO (POLICY=<p>, default all); see examples/
 	@$(TESTBED) alloc "$(SCENARIO)" "$(or $(POLICY),all)"

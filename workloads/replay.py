@@ -131,11 +131,19 @@ def current_cluster(root):
         raise ReplayError("no cluster is up; run 'make up CLUSTER=<name>' first")
 
 
+def cluster_dir(root, name):
+    """scripts/testbed's cluster_dir: another project (TESTBED_PROJECT) has
+    its own generated configuration."""
+    project = os.environ.get("TESTBED_PROJECT", "testbed")
+    clusters = (os.path.join(root, "build", "clusters") if project == "testbed" else
+                os.path.join(root, "build", "projects", project, "clusters"))
+    return os.path.join(clusters, name)
+
+
 def cluster_facts(root):
     name = current_cluster(root)
     env = {}
-    with open(os.path.join(root, "build", "clusters", name, "cluster.env"),
-              encoding="utf-8") as f:
+    with open(os.path.join(cluster_dir(root, name), "cluster.env"), encoding="utf-8") as f:
         for line in f:
             k, _, v = line.strip().partition("=")
             env[k] = v
@@ -146,7 +154,7 @@ def keep_topology(root, name, run_dir):
     """The running cluster's topology.json (make up generated it) into the
     run directory, whole or not at all: the report measures APH on the
     tree the run had, not on one generated again later. Its sha256."""
-    src = os.path.join(root, "build", "clusters", name, "topology.json")
+    src = os.path.join(cluster_dir(root, name), "topology.json")
     try:
         with open(src, "rb") as f:
             data = f.read()
@@ -597,7 +605,7 @@ def run(args, run_dir, manifest, stopped=None):
     submitters = SubmitterPool(container, SUBMITTERS, run_dir)
     watch = health.HealthWatch(
         os.environ.get("TESTBED_PROJECT", "testbed"),
-        os.path.join(args.root, "build", "clusters", manifest["cluster"]),
+        cluster_dir(args.root, manifest["cluster"]),
         run_dir, args.auto_recover,
         say=lambda text: progress(f"replay {run_id}: {text}", final=True),
         log=lambda text: log_line(run_dir, text))
