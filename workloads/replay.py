@@ -156,24 +156,12 @@ def keep_topology(root, name, run_dir):
     tree the run had, not on one generated again later. Its sha256."""
     src = os.path.join(cluster_dir(root, name), "topology.json")
     try:
-        with open(src, "rb") as f:
+        with open(src, encoding="utf-8") as f:
             data = f.read()
     except OSError as e:
         raise ReplayError(f"{src}: {e.strerror}; run 'make up CLUSTER={name}' again")
-    tmp = os.path.join(run_dir, "topology.json.tmp")
-    try:
-        with open(tmp, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, os.path.join(run_dir, "topology.json"))
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-    return hashlib.sha256(data).hexdigest()
+    write_atomic(os.path.join(run_dir, "topology.json"), data)
+    return hashlib.sha256(data.encode("utf-8")).hexdigest()
 
 
 def make_plan(args, log, log_name, cluster_nodes):
