@@ -60,7 +60,7 @@ setup() { load helpers; }
 @test "make up with an unknown cluster lists the valid ones" {
 	run make -s -C "$ROOT" up CLUSTER=atlantis
 	assert_failure
-	assert_output --partial "unknown CLUSTER 'atlantis'; valid: cab cori curie hpc2010 theta tiny"
+	assert_output --partial "unknown CLUSTER 'atlantis'; valid: cab cori curie hpc2010 pinot theta tiny"
 }
 
 @test "make status names the cluster and its policy" {

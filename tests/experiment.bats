@@ -49,8 +49,8 @@ csv_has() { grep -qxF "$1" "$OUT/table.csv" || fail "table.csv lacks: $1 ($(cat 
 	# pattern), the three other policies per pattern.
 	assert_equal "$(wc -l <"$BATS_TEST_TMPDIR/icpp-table3-theta/runs.tsv")" 7
 	assert_equal "$(cut -f2,4,6 "$BATS_TEST_TMPDIR/icpp-table3-theta/runs.tsv" | head -n 2 | tr '\t\n' ' ')" \
-		"t-icpp-table3-theta-1 hpc2010 default t-icpp-table3-theta-2 hpc2010 greedy "
-	# Figure 8: one default run per log, Mira and Intrepid at SCALE=4.
+		"t-icpp-table3-theta-1 hpc2010 default1905 t-icpp-table3-theta-2 hpc2010 greedy "
+	# Figure 8: one baseline (default1905) run per log, Mira and Intrepid at SCALE=4.
 	grep -qE "^mira	cori	.*SCALE=4 " <(cut -f3,4,7 "$BATS_TEST_TMPDIR/icpp-fig8/runs.tsv")
 	grep -qE "^theta	hpc2010	.*SCALE=1 " <(cut -f3,4,7 "$BATS_TEST_TMPDIR/icpp-fig8/runs.tsv")
 }
@@ -63,7 +63,7 @@ csv_has() { grep -qxF "$1" "$OUT/table.csv" || fail "table.csv lacks: $1 ($(cat 
 	[ ! -e "$BATS_TEST_TMPDIR/x" ] || fail "a half-made experiment directory is left"
 	run python3 "$ROOT/workloads/experiment.py" plan icpp-table3-theta --id x \
 		--out "$BATS_TEST_TMPDIR/x" --set POLICIES="greedy balanced"
-	assert_output "error: the baseline 'default' is not among the policies 'greedy balanced'"
+	assert_output "error: the baseline 'default1905' is not among the policies 'greedy balanced'"
 	printf 'logs = theta\ncluster = tiny\npolicies = default\npatterns = rd\nspeed = 3\n' >"$BATS_TEST_TMPDIR/bad.exp"
 	run python3 "$ROOT/workloads/experiment.py" plan "$BATS_TEST_TMPDIR/bad.exp" --id x --out "$BATS_TEST_TMPDIR/x"
 	assert_failure
