@@ -93,3 +93,25 @@ refused() {
 	run ctl_sh 'scontrol ping'
 	assert_output --partial "is UP"
 }
+
+@test "tm-i: a matrix job gets TreeMatch's nodes, its rank order in the batch environment and every strategy's hop-bytes in sacct" {
+	make -s -C "$ROOT" up CLUSTER=tiny POLICY=tm-i >/dev/null
+	local id
+	id=$(ctl_sh "sbatch --parsable -N 4 --comm-matrix=/tmp/m4.txt -o /tmp/tm-%j.out --wrap='echo TESTBED_RANK_NODES=\$TESTBED_RANK_NODES'")
+	run admin_comment "$id"
+	assert_output --partial "policy=tm-i;comm=1;"
+	assert_output --regexp ";hop_bytes_tm-a=[0-9.e+]+;hop_bytes_tm-i=[0-9.e+]+;hop_bytes_tm-sub=[0-9.e+]+;hop_bytes_tm-sub3=[0-9.e+]+"
+	refute_output --partial "fallback="
+	# The rank order names the job's own nodes, one per rank block; the
+	# output file is on the front end's container.
+	local emu nodes order
+	emu=$(docker ps -q --filter "label=com.docker.compose.project=${TESTBED_PROJECT:-testbed}" \
+		--filter label=com.docker.compose.service=emu1)
+	wait_for 30 bash -c "docker exec $emu cat /tmp/tm-$id.out 2>/dev/null | grep -q TESTBED_RANK_NODES=." ||
+		fail "no TESTBED_RANK_NODES in the job's output"
+	order=$(docker exec "$emu" cat "/tmp/tm-$id.out" | sed -n 's/^TESTBED_RANK_NODES=//p')
+	nodes=$(ctl_sh "scontrol show hostnames \$(sacct -X -n -j $id -o NodeList%100 | tr -d ' ')" | sort | paste -sd,)
+	[ -n "$nodes" ] || fail "sacct has no node list for job $id"
+	assert_equal "$(tr , '\n' <<<"$order" | sort | paste -sd,)" "$nodes"
+	make -s -C "$ROOT" up CLUSTER=tiny POLICY=greedy >/dev/null
+}

@@ -39,6 +39,7 @@
 #include "../lib/options.h"
 #include "../lib/policy.h"
 #include "../lib/profile.h"
+#include "../lib/treematch.h"
 
 /* slurmctld defines job_list; slurmd and the clients load this plugin too
  * and need the symbol to resolve. */
@@ -163,6 +164,13 @@ static struct tb_options _options(void)
 	}
 	xfree(text);
 	return o;
+}
+
+/* The TreeMatch policies (IJHPCA 2018) place by the job's matrix. */
+static bool _uses_matrix(enum tb_policy policy)
+{
+	return policy == TB_POLICY_TM_A || policy == TB_POLICY_TM_I ||
+	       policy == TB_POLICY_TM_SUB || policy == TB_POLICY_TM_SUB3;
 }
 
 /* NAME=value in the job's SPANK environment (spank_testbed.c puts the
@@ -396,7 +404,9 @@ static void _record(job_record_t *job_ptr, enum tb_policy policy,
 	double cost[TB_POLICY_COUNT], hop_bytes[TB_POLICY_COUNT];
 	enum tb_policy denominator = tb_denominator_policy(opts);
 	int *alloc = xcalloc(job->nodes, sizeof(int));
-	char *text = NULL, val[64];
+	int *chosen = xcalloc(job->nodes, sizeof(int));
+	bool have_chosen = false;
+	char *text = NULL, *order = NULL, val[64];
 	double scaled, actual = _actual_cost(occ, job, node_map, opts);
 
 	for (int p = 0; p < TB_POLICY_COUNT; p++) {
@@ -404,6 +414,10 @@ static void _record(job_record_t *job_ptr, enum tb_policy policy,
 		if (tb_allocate_with((enum tb_policy) p, topo, occ, job, opts,
 				     alloc) != TB_OK)
 			continue;
+		if (p == (int) policy) {
+			memcpy(chosen, alloc, job->nodes * sizeof(int));
+			have_chosen = true;
+		}
 		(void) tb_allocation_cost_with(topo, occ, job, opts, alloc,
 					       &cost[p]);
 		if (matrix)
@@ -412,9 +426,44 @@ static void _record(job_record_t *job_ptr, enum tb_policy policy,
 	}
 	xfree(alloc);
 	/* Eq. 7 divides by the study's baseline (default1905); cost_default
-	 * below stays the cost of policy default, Slurm 24.11's tree. */
-	scaled = tb_scaled_runtime(job, prof->runtime, cost[policy],
-				   cost[denominator]);
+	 * below stays the cost of policy default, Slurm 24.11's tree. The
+	 * TreeMatch policies use their paper's model instead, T' = (1 + R a -
+	 * a) T with R the hop-bytes ratio to the default's (IJHPCA 2018,
+	 * Sec. 3.2), whose default is Slurm's topology best fit. */
+	if (_uses_matrix(policy) && matrix && job->comm)
+		scaled = tb_treematch_runtime(prof->runtime,
+					      prof->comm_fraction,
+					      hop_bytes[policy],
+					      hop_bytes[TB_POLICY_DEFAULT]);
+	else
+		scaled = tb_scaled_runtime(job, prof->runtime, cost[policy],
+					   cost[denominator]);
+	/*
+	 * The rank order, for an MPI job (srun --distribution=arbitrary with
+	 * a hostfile built from it): the policy's order when Slurm gave
+	 * exactly its nodes, else Slurm's node order.
+	 */
+	if (have_chosen && bit_set_count(node_map) == job->nodes) {
+		for (int k = 0; k < job->nodes; k++) {
+			int i = slurm_of[chosen[k]];
+			if (i < 0 || !bit_test(node_map, i)) {
+				have_chosen = false;
+				break;
+			}
+		}
+	} else {
+		have_chosen = false;
+	}
+	if (have_chosen) {
+		for (int k = 0; k < job->nodes; k++)
+			xstrfmtcat(order, "%s%s", k ? "," : "",
+				   topo->nodes[chosen[k]].name);
+	} else {
+		for (int i = 0; (i = bit_ffs_from_bit(node_map, i)) >= 0; i++)
+			xstrfmtcat(order, "%s%s", order ? "," : "",
+				   node_record_table_ptr[i]->name);
+	}
+	xfree(chosen);
 	xstrfmtcat(text, "policy=%s;comm=%d;pattern=%s;comm_percent=%g",
 		   tb_policy_name(policy), job->comm,
 		   tb_pattern_name(job->pattern), prof->comm_fraction * 100);
@@ -428,10 +477,15 @@ static void _record(job_record_t *job_ptr, enum tb_policy policy,
 	if (prof->runtime > 0)
 		xstrfmtcat(text, ";runtime_base=%.6g;runtime_scaled=%.6g",
 			   prof->runtime, scaled);
-	if (matrix)
+	if (matrix) {
 		xstrfmtcat(text, ";matrix_ranks=%d;hop_bytes=%.6g;hop_bytes_default=%.6g",
 			   matrix->ranks, hop_bytes[policy],
 			   hop_bytes[TB_POLICY_DEFAULT]);
+		for (int p = TB_POLICY_DEFAULT + 1; p < TB_POLICY_COUNT; p++)
+			xstrfmtcat(text, ";hop_bytes_%s=%.6g",
+				   tb_policy_name((enum tb_policy) p),
+				   hop_bytes[p]);
+	}
 	if (fallback)
 		xstrfmtcat(text, ";fallback=%s", fallback);
 	xfree(job_ptr->admin_comment);
@@ -446,6 +500,9 @@ static void _record(job_record_t *job_ptr, enum tb_policy policy,
 		snprintf(val, sizeof(val), "%.3f", scaled);
 		_env_set(job_ptr, "TESTBED_RUNTIME_SCALED", val);
 	}
+	if (order)
+		_env_set(job_ptr, "TESTBED_RANK_NODES", order);
+	xfree(order);
 }
 
 static double _now_us(void)
@@ -610,12 +667,6 @@ static int _nodes_needed(topology_eval_t *te)
 	if (te->max_nodes && nodes > te->max_nodes)
 		return 0;
 	return (int) nodes;
-}
-
-static bool _uses_matrix(enum tb_policy policy)
-{
-	return policy == TB_POLICY_TM_A || policy == TB_POLICY_TM_I ||
-	       policy == TB_POLICY_TM_SUB || policy == TB_POLICY_TM_SUB3;
 }
 
 /*
