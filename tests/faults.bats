@@ -27,7 +27,7 @@ running_jobs() { [ -n "$(make -s -C "$ROOT" exec CMD="squeue -h -t R -o %i")" ];
 
 newest_run() { ls -d "$ROOT"/results/*-theta-"$1"* 2>/dev/null | tail -n 1; }
 
-@test "an emulator killed mid-replay is named within 10 s, its front ends go DOWN at once, it is restarted and its jobs are flagged" {
+@test "an emulator killed mid-replay is named within 10 s, its jobs requeued at once, it is restarted and its jobs are flagged" {
 	local out="$BATS_TEST_TMPDIR/replay.out" pid t0 took run
 	make -s -C "$ROOT" replay LOG=theta JOBS=16 SCALE=16 SPEEDUP=600 POLICY=firstfit \
 		AUTO_RECOVER=1 >"$out" 2>&1 &
@@ -41,11 +41,14 @@ newest_run() { ls -d "$ROOT"/results/*-theta-"$1"* 2>/dev/null | tail -n 1; }
 	echo "# detected after ${took} s" >&3
 	# The container is back and its front ends with it.
 	wait_for 30 grep -q 'recovered: emu1 runs again' "$out" || fail "emu1 was not recovered"
+	# Bounded: the requeued jobs start again after Slurm's requeue delay.
+	wait_for 600 bash -c "! kill -0 $pid 2>/dev/null" || fail "the replay did not end: $(tail -n 3 "$out")"
 	wait "$pid" || fail "the replay failed: $(tail -n 5 "$out")"
 	run=$(newest_run firstfit)
-	# What happened is on record: the death, the front ends set DOWN at once.
-	run jq -r 'select(.kind == "died") | [.service, .marked_down] | @tsv' "$run/faults.jsonl"
-	assert_output "$(printf 'emu1\ttrue')"
+	# What happened is on record: the death, the front ends drained and
+	# the jobs that ran there requeued at once.
+	run jq -r 'select(.kind == "died") | [.service, .drained, (.jobs | length > 0)] | @tsv' "$run/faults.jsonl"
+	assert_output "$(printf 'emu1\ttrue\ttrue')"
 	run grep -c '"kind": "recovered"' "$run/faults.jsonl"
 	assert_output 1
 	# Every job of the window is accounted for; the ones the death hit

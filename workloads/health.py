@@ -8,10 +8,14 @@ dead daemon shows as a stopped container. A death is
   - named at once (progress line and replay.log) with the end of its log;
   - recorded in faults.jsonl in the run directory (the report marks the
     jobs it hit, and never counts them silently);
-  - made known to Slurm at once for an emulator: its front ends are set
-    DOWN with a reason, so their jobs end NODE_FAIL or are requeued by
-    Slurm's own rules (JobRequeue) instead of running on to their limit
-    while Slurm waits SlurmdTimeout;
+  - made known to Slurm at once for an emulator: its front ends are
+    drained (no new job starts there) and the jobs running on them are
+    requeued (scontrol requeue; cancelled if they may not be requeued),
+    instead of running on to their limit while Slurm waits SlurmdTimeout.
+    Not DOWN: in front-end mode Slurm 24.11 then releases such a job
+    without ever freeing its compute nodes, which stay ALLOCATED with no
+    job until slurmctld restarts. A requeued job's nodes stay COMPLETING
+    until the front end is back, which then acknowledges the kill;
   - recovered from when auto_recover is set (the container is started
     again, its front ends resumed), else submissions pause until the
     service is back, with the command that brings it back.
@@ -103,13 +107,25 @@ class HealthWatch:
                   encoding="utf-8") as f:
             f.write(json.dumps(event) + "\n")
 
-    def _scontrol(self, args):
+    def _ctl(self, argv):
+        """A command in the controller container, or None."""
         states = container_states(self.project) or {}
         ctl = states.get("slurmctld")
         if not ctl or ctl[0] != "running":
-            return False
-        r = _run(["docker", "exec", ctl[1], "scontrol"] + args)
+            return None
+        return _run(["docker", "exec", ctl[1]] + argv)
+
+    def _scontrol(self, args):
+        r = self._ctl(["scontrol"] + args)
         return r is not None and r.returncode == 0
+
+    def _jobs_on(self, frontends):
+        """Ids of the jobs running (or completing) with these batch hosts."""
+        r = self._ctl(["squeue", "-h", "-t", "R,CG", "-o", "%i %B"])
+        if r is None or r.returncode != 0:
+            return []
+        return [w[0] for w in (line.split() for line in r.stdout.splitlines())
+                if len(w) == 2 and w[1] in frontends]
 
     def check(self, now=None):
         """Checks at most every interval seconds; returns True while every
@@ -137,15 +153,22 @@ class HealthWatch:
         self.say(f"FAULT: {service} {what}"
                  + (f" (front ends {', '.join(frontends)})" if frontends else ""))
         self.log(f"fault: {service} {what}; last lines of its log:\n{tail}")
-        marked = False
+        drained, requeued = False, []
         if frontends:
             # Fail fast: Slurm would wait SlurmdTimeout before noticing.
-            marked = self._scontrol(
-                ["update", f"FrontendName={','.join(frontends)}", "State=DOWN",
+            drained = self._scontrol(
+                ["update", f"FrontendName={','.join(frontends)}", "State=DRAIN",
                  f"Reason=testbed: container {service} died"])
+            requeued = self._jobs_on(frontends)
+            if requeued and not self._scontrol(["requeue", ",".join(requeued)]):
+                self._ctl(["scancel"] + requeued)
+            if requeued:
+                self.log(f"fault: jobs {' '.join(requeued)} were running on "
+                         f"{service}'s front ends: requeued")
         self._record({"kind": "died", "service": service,
                       "state": state[0] if state else "missing",
-                      "frontends": frontends, "marked_down": marked})
+                      "frontends": frontends, "drained": drained,
+                      "jobs": requeued})
         if self.auto_recover and state is not None:
             self.say(f"recovering: starting {service} again")
             r = _run(["docker", "start", state[1]], timeout=60)
@@ -160,7 +183,7 @@ class HealthWatch:
         since = self.down.pop(service)
         resumed = False
         if frontends:
-            # The daemons register again on start; RESUME clears DOWN.
+            # The daemons register again on start; RESUME clears DRAIN.
             for _ in range(30):
                 if self._scontrol(["update", f"FrontendName={','.join(frontends)}",
                                    "State=RESUME"]):
