@@ -28,3 +28,13 @@ sacct_json() { make -s -C "$ROOT" exec CMD="sacct -X --json -j $1"; }
 job_state() { sacct_json "$1" | jq -r '.jobs[0].state.current[0] // empty'; }
 
 job_completed() { [ "$(job_state "$1")" = COMPLETED ]; }
+
+# scripts/testbed's cluster_dir: another TESTBED_PROJECT has its own
+# generated configuration.
+cluster_dir() {
+	if [ "${TESTBED_PROJECT:-testbed}" = testbed ]; then
+		echo "$ROOT/build/clusters/$1"
+	else
+		echo "$ROOT/build/projects/$TESTBED_PROJECT/clusters/$1"
+	fi
+}

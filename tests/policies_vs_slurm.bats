@@ -53,7 +53,7 @@ probe() {
 	busy_comm=$(nodes_of_running comm)
 	id=$(submit "${6:--N $n} --comment=$comm:$pid")
 	slurm=$(ctl "scontrol show hostnames \$(squeue -h -j $id -o %N)" | sort | paste -sd,)
-	lib=$("$ROOT/build/c/tb-alloc" --topology "$ROOT/build/clusters/$cluster/topology.json" \
+	lib=$("$ROOT/build/c/tb-alloc" --topology "$(cluster_dir "$cluster")/topology.json" \
 		${busy:+--busy "$busy"} ${busy_comm:+--busy-comm "$busy_comm"} \
 		--job "nodes=$n,comm=$comm,pattern=$pattern" "$policy" |
 		cut -d' ' -f2 | tr , '\n' | sort | paste -sd,)
