@@ -3,7 +3,7 @@
  * testbed's virtual clock (vclock.h, docs/vclock.md) instead of the real
  * one: what it reads (time, gettimeofday, clock_gettime, timespec_get) and
  * how long it waits (the sleep family, poll/select/epoll, condition
- * variables, timers).
+ * variables, semaphores, timed locks, timers).
  *
  * TB_VCLOCK_FILE names the clock page. Unset or empty: every call passes
  * through untouched. Unreadable or not a clock page: the same, after one
@@ -31,6 +31,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
+#include <semaphore.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -76,6 +77,22 @@ static int (*real_cond_timedwait)(pthread_cond_t *restrict,
 static int (*real_cond_clockwait)(pthread_cond_t *restrict,
 				  pthread_mutex_t *restrict, clockid_t,
 				  const struct timespec *restrict);
+static int (*real_sem_timedwait)(sem_t *restrict,
+				 const struct timespec *restrict);
+static int (*real_sem_clockwait)(sem_t *restrict, clockid_t,
+				 const struct timespec *restrict);
+static int (*real_mutex_timedlock)(pthread_mutex_t *restrict,
+				   const struct timespec *restrict);
+static int (*real_mutex_clocklock)(pthread_mutex_t *restrict, clockid_t,
+				   const struct timespec *restrict);
+static int (*real_rd_timedlock)(pthread_rwlock_t *restrict,
+				const struct timespec *restrict);
+static int (*real_rd_clocklock)(pthread_rwlock_t *restrict, clockid_t,
+				const struct timespec *restrict);
+static int (*real_wr_timedlock)(pthread_rwlock_t *restrict,
+				const struct timespec *restrict);
+static int (*real_wr_clocklock)(pthread_rwlock_t *restrict, clockid_t,
+				const struct timespec *restrict);
 static int (*real_timer_settime)(timer_t, int,
 				 const struct itimerspec *restrict,
 				 struct itimerspec *restrict);
@@ -126,6 +143,14 @@ static void resolve_all(void)
 	resolve(&real_cond_timedwait, "pthread_cond_timedwait",
 		"GLIBC_2.3.2");
 	resolve(&real_cond_clockwait, "pthread_cond_clockwait", NULL);
+	resolve(&real_sem_timedwait, "sem_timedwait", NULL);
+	resolve(&real_sem_clockwait, "sem_clockwait", NULL);
+	resolve(&real_mutex_timedlock, "pthread_mutex_timedlock", NULL);
+	resolve(&real_mutex_clocklock, "pthread_mutex_clocklock", NULL);
+	resolve(&real_rd_timedlock, "pthread_rwlock_timedrdlock", NULL);
+	resolve(&real_rd_clocklock, "pthread_rwlock_clockrdlock", NULL);
+	resolve(&real_wr_timedlock, "pthread_rwlock_timedwrlock", NULL);
+	resolve(&real_wr_clocklock, "pthread_rwlock_clockwrlock", NULL);
 	/* The default versions (2.34, same code as 2.3.3) take today's
 	 * timer_t; plain dlsym returns them. */
 	resolve(&real_timer_settime, "timer_settime", NULL);
@@ -732,6 +757,168 @@ int pthread_cond_clockwait(pthread_cond_t *restrict c,
 	if (bad_ts(abs))
 		return EINVAL;
 	return cond_wait_until(p, c, m, deadline_mono(p, id, abs), abs);
+}
+
+/* ---- semaphores and locks ---- */
+
+/*
+ * The same slicing for the other waits with an absolute deadline. Their
+ * timed forms count on CLOCK_REALTIME; the clock forms (glibc 2.30) are
+ * given CLOCK_MONOTONIC, immune to wall clock steps. A slice is one real
+ * call of the named kind; the result is an error number (sem_* report
+ * theirs in errno, converted here).
+ */
+enum lock_kind { SEM, SEM_CLOCK, MUTEX, MUTEX_CLOCK, RD, RD_CLOCK, WR,
+		 WR_CLOCK };
+
+static int lock_slice(enum lock_kind kind, void *obj, int64_t sl)
+{
+	struct timespec rt = ns_ts(tb_vclock_add(real_ns(CLOCK_REALTIME), sl));
+	struct timespec mono = ns_ts(tb_vclock_add(real_ns(CLOCK_MONOTONIC),
+						   sl));
+
+	switch (kind) {
+	case SEM:
+		return real_sem_timedwait(obj, &rt) ? errno : 0;
+	case SEM_CLOCK:
+		return real_sem_clockwait(obj, CLOCK_MONOTONIC, &mono) ?
+		       errno : 0;
+	case MUTEX:
+		return real_mutex_timedlock(obj, &rt);
+	case MUTEX_CLOCK:
+		return real_mutex_clocklock(obj, CLOCK_MONOTONIC, &mono);
+	case RD:
+		return real_rd_timedlock(obj, &rt);
+	case RD_CLOCK:
+		return real_rd_clocklock(obj, CLOCK_MONOTONIC, &mono);
+	case WR:
+		return real_wr_timedlock(obj, &rt);
+	case WR_CLOCK:
+		return real_wr_clocklock(obj, CLOCK_MONOTONIC, &mono);
+	}
+	return EINVAL;
+}
+
+/* Waits for obj until absolute time abs on clock id; an error number. */
+static int lock_until(const struct tb_vclock_page *p, enum lock_kind kind,
+		      void *obj, clockid_t id, const struct timespec *abs)
+{
+	int64_t dl, sl;
+	int rc;
+
+	if (bad_ts(abs))
+		return EINVAL;
+	dl = deadline_mono(p, id, abs);
+	while ((sl = slice(p, dl)) > 0) {
+		rc = lock_slice(kind, obj, sl);
+		if (rc != ETIMEDOUT)
+			return rc;
+	}
+	/* the deadline has passed: one last try, as the real calls do */
+	return lock_slice(kind, obj, 0);
+}
+
+/* A clock the clock forms take and we make virtual; -1 otherwise. */
+static int lock_clock_ok(const struct tb_vclock_page *p, clockid_t id)
+{
+	int64_t dummy;
+
+	return virtual_clock(p, id, &dummy) == 0 ? 0 : -1;
+}
+
+static int sem_result(int err)
+{
+	if (!err)
+		return 0;
+	errno = err;
+	return -1;
+}
+
+int sem_timedwait(sem_t *restrict sem, const struct timespec *restrict abs)
+{
+	const struct tb_vclock_page *p = page();
+
+	if (!p)
+		return real_sem_timedwait(sem, abs);
+	return sem_result(lock_until(p, SEM, sem, CLOCK_REALTIME, abs));
+}
+
+int sem_clockwait(sem_t *restrict sem, clockid_t id,
+		  const struct timespec *restrict abs)
+{
+	const struct tb_vclock_page *p = page();
+
+	if (!real_sem_clockwait)
+		return sem_result(ENOSYS);
+	if (!p || lock_clock_ok(p, id))
+		return real_sem_clockwait(sem, id, abs);
+	return sem_result(lock_until(p, SEM_CLOCK, sem, id, abs));
+}
+
+int pthread_mutex_timedlock(pthread_mutex_t *restrict m,
+			    const struct timespec *restrict abs)
+{
+	const struct tb_vclock_page *p = page();
+
+	if (!p)
+		return real_mutex_timedlock(m, abs);
+	return lock_until(p, MUTEX, m, CLOCK_REALTIME, abs);
+}
+
+int pthread_mutex_clocklock(pthread_mutex_t *restrict m, clockid_t id,
+			    const struct timespec *restrict abs)
+{
+	const struct tb_vclock_page *p = page();
+
+	if (!real_mutex_clocklock)
+		return ENOSYS;
+	if (!p || lock_clock_ok(p, id))
+		return real_mutex_clocklock(m, id, abs);
+	return lock_until(p, MUTEX_CLOCK, m, id, abs);
+}
+
+int pthread_rwlock_timedrdlock(pthread_rwlock_t *restrict l,
+			       const struct timespec *restrict abs)
+{
+	const struct tb_vclock_page *p = page();
+
+	if (!p)
+		return real_rd_timedlock(l, abs);
+	return lock_until(p, RD, l, CLOCK_REALTIME, abs);
+}
+
+int pthread_rwlock_clockrdlock(pthread_rwlock_t *restrict l, clockid_t id,
+			       const struct timespec *restrict abs)
+{
+	const struct tb_vclock_page *p = page();
+
+	if (!real_rd_clocklock)
+		return ENOSYS;
+	if (!p || lock_clock_ok(p, id))
+		return real_rd_clocklock(l, id, abs);
+	return lock_until(p, RD_CLOCK, l, id, abs);
+}
+
+int pthread_rwlock_timedwrlock(pthread_rwlock_t *restrict l,
+			       const struct timespec *restrict abs)
+{
+	const struct tb_vclock_page *p = page();
+
+	if (!p)
+		return real_wr_timedlock(l, abs);
+	return lock_until(p, WR, l, CLOCK_REALTIME, abs);
+}
+
+int pthread_rwlock_clockwrlock(pthread_rwlock_t *restrict l, clockid_t id,
+			       const struct timespec *restrict abs)
+{
+	const struct tb_vclock_page *p = page();
+
+	if (!real_wr_clocklock)
+		return ENOSYS;
+	if (!p || lock_clock_ok(p, id))
+		return real_wr_clocklock(l, id, abs);
+	return lock_until(p, WR_CLOCK, l, id, abs);
 }
 
 /* ---- timers ---- */

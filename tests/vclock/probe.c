@@ -19,12 +19,15 @@
  *   probe together SECONDS         realtime and monotonic deltas across a
  *                                  nanosleep of SECONDS
  *   probe timer|timerabs|timerfd SECONDS  a timer armed for SECONDS: real ms
+ *   probe sem|semclock|mutex SECONDS    a timed wait for a semaphore or
+ *                                  a (self-held) mutex: real ms
  *   probe bench N                  ns per clock_gettime(CLOCK_REALTIME)
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
+#include <semaphore.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -346,6 +349,34 @@ static int cmd_timer(const char *how, int64_t ns)
 	return rc != 0;
 }
 
+/* sem_timedwait (realtime deadline), sem_clockwait and
+ * pthread_mutex_clocklock (monotonic deadline) on what never comes. */
+static int cmd_lock(const char *how, int64_t ns)
+{
+	int64_t start = real_ns(CLOCK_MONOTONIC);
+	pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+	struct timespec dl;
+	sem_t sem;
+	int rc;
+
+	if (sem_init(&sem, 0, 0))
+		return 2;
+	if (!strcmp(how, "sem")) {
+		dl = ns_ts(virt_ns(CLOCK_REALTIME) + ns);
+		rc = sem_timedwait(&sem, &dl) ? errno : 0;
+	} else if (!strcmp(how, "semclock")) {
+		dl = ns_ts(virt_ns(CLOCK_MONOTONIC) + ns);
+		rc = sem_clockwait(&sem, CLOCK_MONOTONIC, &dl) ? errno : 0;
+	} else {
+		pthread_mutex_lock(&m);
+		dl = ns_ts(virt_ns(CLOCK_MONOTONIC) + ns);
+		rc = pthread_mutex_clocklock(&m, CLOCK_MONOTONIC, &dl);
+	}
+	printf("%s rc=%s wall_ms=%.3f\n", how, rc == ETIMEDOUT ? "ETIMEDOUT" :
+	       strerror(rc), wall_ms_since(start));
+	return rc != ETIMEDOUT;
+}
+
 static int cmd_bench(long n)
 {
 	struct timespec ts;
@@ -382,6 +413,9 @@ int main(int argc, char **argv)
 	if (argc > 2 && (!strcmp(c, "timer") || !strcmp(c, "timerabs") ||
 			 !strcmp(c, "timerfd")))
 		return cmd_timer(c, sec_arg(argv[2]));
+	if (argc > 2 && (!strcmp(c, "sem") || !strcmp(c, "semclock") ||
+			 !strcmp(c, "mutex")))
+		return cmd_lock(c, sec_arg(argv[2]));
 	if (argc > 2 && !strcmp(c, "bench"))
 		return cmd_bench(atol(argv[2]));
 	fprintf(stderr, "usage: see the comment at the top of probe.c\n");

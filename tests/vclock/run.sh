@@ -81,6 +81,28 @@ for how in timer timerabs timerfd; do
 		'x >= 9.9 && x <= 30'
 done
 
+for how in sem semclock mutex; do
+	out=$(pv "$how" 1)
+	check "$how 1 s at rate 100: ETIMEDOUT (wall ms)" \
+		"$(field rc "$out") $(field wall_ms "$out")" \
+		'split(x, f, " ") && f[1] == "ETIMEDOUT" && f[2] >= 9.9 && f[2] <= 30'
+done
+if command -v python3 >/dev/null; then
+	# the replay's submitters: time.sleep, and waits on locks
+	# (threading.Event.wait: sem_clockwait in CPython)
+	# (less python's own start-up, timed alone)
+	start=$(date +%s%N)
+	LD_PRELOAD=$lib TB_VCLOCK_FILE=$clock python3 -c 'import threading, time'
+	mid=$(date +%s%N)
+	LD_PRELOAD=$lib TB_VCLOCK_FILE=$clock python3 -c '
+import threading, time
+time.sleep(5)
+threading.Event().wait(5)'
+	ms=$(( ($(date +%s%N) - mid - (mid - start)) / 1000000 ))
+	check "python3 sleep(5) + Event.wait(5) at rate 100 (wall ms)" "$ms" \
+		'x >= 90 && x <= 150'
+fi
+
 # -- condition variables under contention --------------------------------
 for mode in static init mono; do
 	out=$(pv cond 1 8 "$mode")
