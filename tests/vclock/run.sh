@@ -5,8 +5,9 @@
 # with libtbvclock.so, tb-vclock and vclock-probe in BUILD_DIR.
 #
 # Wall times come from the probe's raw system calls or from `date` run
-# without the preload, so they are real. Bounds leave room for a loaded
-# 2-core machine; each check prints what it measured.
+# without the preload, so they are real. Each check prints what it
+# measured. Upper bounds on wall times get VCLOCK_SLACK_MS more (default
+# 20) for loaded machines: unscaled waits would be 100x longer anyway.
 set -uo pipefail
 
 build=${1:?usage: run.sh BUILD_DIR}
@@ -22,6 +23,7 @@ shm=/dev/shm
 dir=$(mktemp -d "$shm/tbvclock-test.XXXXXX")
 trap 'rm -rf "$dir"' EXIT
 clock=$dir/clock
+slack=${VCLOCK_SLACK_MS:-20}
 
 passed=0
 failed=0
@@ -57,11 +59,11 @@ check "... on the monotonic clock too" "${d#-}" 'x < 1000000'
 start=$(date +%s%N)
 LD_PRELOAD=$lib TB_VCLOCK_FILE=$clock sleep 10
 ms=$(( ($(date +%s%N) - start) / 1000000 ))
-check "coreutils sleep 10 at rate 100 (wall ms)" "$ms" 'x >= 80 && x <= 120'
+check "coreutils sleep 10 at rate 100 (wall ms)" "$ms" "x >= 80 && x <= $((120 + slack))"
 for how in sleep nanosleep usleep absleep; do
 	out=$(pv "$how" 10)
 	check "$how 10 s at rate 100 (wall ms)" "$(field wall_ms "$out")" \
-		'x >= 99 && x <= 130'
+		"x >= 99 && x <= $((130 + slack))"
 done
 out=$(pv together 10)
 check "realtime and monotonic advance together (virtual ns)" \
@@ -73,19 +75,19 @@ check "... by the virtual length of the sleep (ns)" \
 for how in ppoll select epoll; do
 	out=$(pv "$how" 1000)
 	check "$how 1000 ms at rate 100 (wall ms)" "$(field wall_ms "$out")" \
-		'x >= 9.9 && x <= 30'
+		"x >= 9.9 && x <= $((30 + slack))"
 done
 for how in timer timerabs timerfd; do
 	out=$(pv "$how" 1)
 	check "$how 1 s at rate 100 (wall ms)" "$(field wall_ms "$out")" \
-		'x >= 9.9 && x <= 30'
+		"x >= 9.9 && x <= $((30 + slack))"
 done
 
 for how in sem semclock mutex; do
 	out=$(pv "$how" 1)
 	check "$how 1 s at rate 100: ETIMEDOUT (wall ms)" \
 		"$(field rc "$out") $(field wall_ms "$out")" \
-		'split(x, f, " ") && f[1] == "ETIMEDOUT" && f[2] >= 9.9 && f[2] <= 30'
+		"split(x, f, \" \") && f[1] == \"ETIMEDOUT\" && f[2] >= 9.9 && f[2] <= $((30 + slack))"
 done
 if command -v python3 >/dev/null; then
 	# the replay's submitters: time.sleep, and waits on locks
@@ -110,16 +112,16 @@ for mode in static init mono; do
 	check "cond 1 s ($mode), 8 waiters: all ETIMEDOUT" \
 		"$(field timedout "$out")/$(field other "$out")" 'x == "8/0"'
 	check "... after ~10 ms wall (min ms)" "$(field min_ms "$out")" \
-		'x >= 9.9 && x <= 30'
+		"x >= 9.9 && x <= $((30 + slack))"
 	check "... and not much more (max ms)" "$(field max_ms "$out")" \
-		'x <= 60'
+		"x <= $((60 + slack))"
 done
 
 # -- no busy spin at high rates ------------------------------------------
 init 1000
 out=$(pv poll 1000)
 check "poll 1000 ms at rate 1000 (wall ms)" "$(field wall_ms "$out")" \
-	'x >= 0.99 && x <= 5'
+	"x >= 0.99 && x <= $((5 + slack))"
 out=$(pv pollloop 500 1)
 check "poll(500 ms) loop at rate 1000: calls in 1 s wall" \
 	"$(field calls "$out")" 'x <= 2100'
@@ -140,7 +142,7 @@ wait "$bg"
 ms=$(( ($(date +%s%N) - start) / 1000000 ))
 out=$(cat "$tmp")
 check "a 100 s sleep ends soon after a 1000 s jump (wall ms)" "$ms" \
-	'x <= 600'
+	"x <= $((600 + slack))"
 check "... and saw the jump on realtime (virtual ns)" \
 	"$(field d_real "$out")" 'x >= 1000000000000'
 check "... and on monotonic, in step (ns)" \
@@ -172,7 +174,7 @@ check "no TB_VCLOCK_FILE: real time (|virtual - real| ns)" \
 check "... silently (stderr lines)" "$(wc -l <"$dir/err")" 'x == 0'
 out=$(LD_PRELOAD=$lib "$probe" nanosleep 0.1)
 check "... and sleeps in real time (wall ms)" "$(field wall_ms "$out")" \
-	'x >= 99 && x <= 130'
+	"x >= 99 && x <= $((130 + slack))"
 head -c 4096 /dev/urandom >"$dir/garbage"
 printf 'short' >"$dir/short"
 for bad in garbage short missing; do
