@@ -1,0 +1,423 @@
+/*
+ * probe: small measurements of a process's view of time, run with and
+ * without a clock preload (ours or libfaketime). Every figure in
+ * docs/vclock.md comes from one of these subcommands.
+ *
+ * The real clocks are read with the raw system call, which no preload
+ * library intercepts, so "wall" below is always real time.
+ *
+ *   probe pair                     virtual and real clocks, one line
+ *   probe sleep|usleep|nanosleep|absleep SECONDS
+ *                                  the call's real duration (ms)
+ *   probe poll|ppoll|select|epoll MS     one timed wait, real duration (ms)
+ *   probe pollloop MS WALL_S       poll(MS) in a loop for WALL_S real s:
+ *                                  calls made and CPU used
+ *   probe cond VSECONDS THREADS [static|init|mono]
+ *                                  THREADS threads each wait VSECONDS on one
+ *                                  condition while two more hammer its
+ *                                  mutex; counts of each return code, real ms
+ *   probe together SECONDS         realtime and monotonic deltas across a
+ *                                  nanosleep of SECONDS
+ *   probe timer|timerabs|timerfd SECONDS  a timer armed for SECONDS: real ms
+ *   probe sem|semclock|mutex SECONDS    a timed wait for a semaphore or
+ *                                  a (self-held) mutex: real ms
+ *   probe bench N                  ns per clock_gettime(CLOCK_REALTIME)
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <semaphore.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/resource.h>
+#include <sys/select.h>
+#include <sys/syscall.h>
+#include <sys/time.h>
+#include <sys/timerfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#define NS 1000000000LL
+
+static int64_t ts_ns(const struct timespec *ts)
+{
+	return (int64_t) ts->tv_sec * NS + ts->tv_nsec;
+}
+
+/* The real clock, behind any preload's back. */
+static int64_t real_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	if (syscall(SYS_clock_gettime, id, &ts)) {
+		perror("clock_gettime syscall");
+		exit(2);
+	}
+	return ts_ns(&ts);
+}
+
+static int64_t virt_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	if (clock_gettime(id, &ts)) {
+		perror("clock_gettime");
+		exit(2);
+	}
+	return ts_ns(&ts);
+}
+
+static double wall_ms_since(int64_t start)
+{
+	return (real_ns(CLOCK_MONOTONIC) - start) / 1e6;
+}
+
+static struct timespec ns_ts(int64_t ns)
+{
+	struct timespec ts = { ns / NS, ns % NS };
+
+	return ts;
+}
+
+static int64_t sec_arg(const char *s)
+{
+	return (int64_t) (strtod(s, NULL) * NS);
+}
+
+static int cmd_pair(void)
+{
+	/* Virtual and real read back to back; real first, so that a reader
+	 * comparing two processes can extrapolate to a common real instant. */
+	int64_t r = real_ns(CLOCK_REALTIME);
+	int64_t v = virt_ns(CLOCK_REALTIME);
+	int64_t m = real_ns(CLOCK_MONOTONIC);
+	int64_t vm = virt_ns(CLOCK_MONOTONIC);
+
+	printf("r=%lld v=%lld m=%lld vm=%lld t=%lld\n", (long long) r,
+	       (long long) v, (long long) m, (long long) vm,
+	       (long long) time(NULL));
+	return 0;
+}
+
+static int cmd_sleep(const char *how, int64_t ns)
+{
+	int64_t start = real_ns(CLOCK_MONOTONIC);
+	struct timespec ts = ns_ts(ns);
+	int rc = 0;
+
+	if (!strcmp(how, "sleep")) {
+		rc = (int) sleep((unsigned) (ns / NS));
+	} else if (!strcmp(how, "usleep")) {
+		rc = usleep((useconds_t) (ns / 1000));
+	} else if (!strcmp(how, "nanosleep")) {
+		rc = nanosleep(&ts, NULL);
+	} else if (!strcmp(how, "absleep")) {
+		struct timespec dl = ns_ts(virt_ns(CLOCK_MONOTONIC) + ns);
+
+		rc = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &dl, NULL);
+	} else {
+		return 1;
+	}
+	printf("%s rc=%d wall_ms=%.3f\n", how, rc, wall_ms_since(start));
+	return rc != 0;
+}
+
+static int cmd_wait(const char *how, int ms)
+{
+	int64_t start = real_ns(CLOCK_MONOTONIC);
+	int rc;
+
+	if (!strcmp(how, "poll")) {
+		rc = poll(NULL, 0, ms);
+	} else if (!strcmp(how, "ppoll")) {
+		struct timespec ts = ns_ts((int64_t) ms * 1000000);
+
+		rc = ppoll(NULL, 0, &ts, NULL);
+	} else if (!strcmp(how, "select")) {
+		struct timeval tv = { ms / 1000, (ms % 1000) * 1000 };
+
+		rc = select(0, NULL, NULL, NULL, &tv);
+	} else if (!strcmp(how, "epoll")) {
+		struct epoll_event ev;
+		int fd = epoll_create1(0);
+
+		if (fd < 0) {
+			perror("epoll_create1");
+			return 2;
+		}
+		rc = epoll_wait(fd, &ev, 1, ms);
+		close(fd);
+	} else {
+		return 1;
+	}
+	printf("%s rc=%d wall_ms=%.3f\n", how, rc, wall_ms_since(start));
+	return rc != 0;
+}
+
+static double cpu_ms(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru))
+		return -1;
+	return (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 +
+	       (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3;
+}
+
+static int cmd_pollloop(int ms, double wall_s)
+{
+	int64_t start = real_ns(CLOCK_MONOTONIC);
+	int64_t end = start + (int64_t) (wall_s * NS);
+	long calls = 0;
+	double cpu0 = cpu_ms();
+
+	while (real_ns(CLOCK_MONOTONIC) < end) {
+		if (poll(NULL, 0, ms) < 0 && errno != EINTR) {
+			perror("poll");
+			return 2;
+		}
+		calls++;
+	}
+	printf("pollloop calls=%ld per_wall_s=%.0f cpu_ms=%.1f wall_ms=%.1f\n",
+	       calls, calls / wall_s, cpu_ms() - cpu0, wall_ms_since(start));
+	return 0;
+}
+
+struct cond_shared {
+	pthread_mutex_t mutex;
+	pthread_cond_t cond;
+	int64_t wait_ns;
+	clockid_t clock;
+	int stop;
+	long rc_timedout, rc_zero, rc_other;
+	int last_other;
+	double max_ms, min_ms;
+};
+
+static void *cond_waiter(void *arg)
+{
+	struct cond_shared *s = arg;
+	struct timespec dl = ns_ts(virt_ns(s->clock) + s->wait_ns);
+	int64_t start = real_ns(CLOCK_MONOTONIC);
+	double ms;
+	int rc;
+
+	pthread_mutex_lock(&s->mutex);
+	do {
+		rc = pthread_cond_timedwait(&s->cond, &s->mutex, &dl);
+		if (rc == 0)
+			s->rc_zero++;
+		else if (rc != ETIMEDOUT) {
+			s->rc_other++;
+			s->last_other = rc;
+		}
+	} while (rc == 0 || (rc != ETIMEDOUT && s->rc_other < 1000));
+	ms = wall_ms_since(start);
+	if (rc == ETIMEDOUT)
+		s->rc_timedout++;
+	if (ms > s->max_ms)
+		s->max_ms = ms;
+	if (s->min_ms < 0 || ms < s->min_ms)
+		s->min_ms = ms;
+	pthread_mutex_unlock(&s->mutex);
+	return NULL;
+}
+
+/* Contention: grab and release the mutex and broadcast in a tight loop,
+ * so the waiters wake, requeue and race for the mutex all the time. */
+static void *cond_hammer(void *arg)
+{
+	struct cond_shared *s = arg;
+
+	for (;;) {
+		pthread_mutex_lock(&s->mutex);
+		if (s->stop) {
+			pthread_mutex_unlock(&s->mutex);
+			return NULL;
+		}
+		pthread_cond_broadcast(&s->cond);
+		pthread_mutex_unlock(&s->mutex);
+		sched_yield();
+	}
+}
+
+/* mode "static": PTHREAD_COND_INITIALIZER; "init": pthread_cond_init with
+ * no attributes, as Slurm does; "mono": a CLOCK_MONOTONIC condition. */
+static int cmd_cond(int64_t ns, int threads, const char *mode)
+{
+	struct cond_shared s = {
+		.mutex = PTHREAD_MUTEX_INITIALIZER,
+		.cond = PTHREAD_COND_INITIALIZER,
+		.wait_ns = ns, .clock = CLOCK_REALTIME, .min_ms = -1,
+	};
+	pthread_condattr_t attr;
+	pthread_t w[64], h[2];
+	int i;
+
+	if (threads < 1 || threads > 64)
+		return 1;
+	if (!strcmp(mode, "init")) {
+		pthread_cond_init(&s.cond, NULL);
+	} else if (!strcmp(mode, "mono")) {
+		pthread_condattr_init(&attr);
+		pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+		pthread_cond_init(&s.cond, &attr);
+		s.clock = CLOCK_MONOTONIC;
+	}
+	for (i = 0; i < 2; i++)
+		pthread_create(&h[i], NULL, cond_hammer, &s);
+	for (i = 0; i < threads; i++)
+		pthread_create(&w[i], NULL, cond_waiter, &s);
+	for (i = 0; i < threads; i++)
+		pthread_join(w[i], NULL);
+	pthread_mutex_lock(&s.mutex);
+	s.stop = 1;
+	pthread_mutex_unlock(&s.mutex);
+	for (i = 0; i < 2; i++)
+		pthread_join(h[i], NULL);
+	printf("cond timedout=%ld wakeups=%ld other=%ld last_other=%s "
+	       "min_ms=%.3f max_ms=%.3f\n", s.rc_timedout, s.rc_zero,
+	       s.rc_other, s.rc_other ? strerror(s.last_other) : "-",
+	       s.min_ms, s.max_ms);
+	return s.rc_other != 0 || s.rc_timedout != threads;
+}
+
+static int cmd_together(int64_t ns)
+{
+	int64_t r0 = virt_ns(CLOCK_REALTIME), m0 = virt_ns(CLOCK_MONOTONIC);
+	int64_t b0 = virt_ns(CLOCK_BOOTTIME);
+	struct timespec ts = ns_ts(ns);
+	int64_t r1, m1, b1;
+
+	nanosleep(&ts, NULL);
+	r1 = virt_ns(CLOCK_REALTIME);
+	m1 = virt_ns(CLOCK_MONOTONIC);
+	b1 = virt_ns(CLOCK_BOOTTIME);
+	printf("together d_real=%lld d_mono=%lld d_boot=%lld diff_ns=%lld\n",
+	       (long long) (r1 - r0), (long long) (m1 - m0),
+	       (long long) (b1 - b0), (long long) ((r1 - r0) - (m1 - m0)));
+	return 0;
+}
+
+static int cmd_timer(const char *how, int64_t ns)
+{
+	int64_t start = real_ns(CLOCK_MONOTONIC);
+	struct itimerspec its = { { 0, 0 }, ns_ts(ns) };
+	sigset_t set;
+	int sig, rc;
+
+	if (!strcmp(how, "timerfd")) {
+		uint64_t n;
+		int fd = timerfd_create(CLOCK_MONOTONIC, 0);
+
+		if (fd < 0 || timerfd_settime(fd, 0, &its, NULL)) {
+			perror("timerfd");
+			return 2;
+		}
+		rc = read(fd, &n, sizeof(n)) == sizeof(n) ? 0 : -1;
+		close(fd);
+	} else {
+		timer_t t;
+		struct sigevent sev = { .sigev_notify = SIGEV_SIGNAL,
+					.sigev_signo = SIGUSR1 };
+		int flags = 0;
+
+		sigemptyset(&set);
+		sigaddset(&set, SIGUSR1);
+		pthread_sigmask(SIG_BLOCK, &set, NULL);
+		if (timer_create(CLOCK_TAI, &sev, &t)) {
+			perror("timer_create");
+			return 2;
+		}
+		if (!strcmp(how, "timerabs")) {
+			its.it_value = ns_ts(virt_ns(CLOCK_TAI) + ns);
+			flags = TIMER_ABSTIME;
+		}
+		if (timer_settime(t, flags, &its, NULL)) {
+			perror("timer_settime");
+			return 2;
+		}
+		rc = sigwait(&set, &sig);
+		timer_delete(t);
+	}
+	printf("%s rc=%d wall_ms=%.3f\n", how, rc, wall_ms_since(start));
+	return rc != 0;
+}
+
+/* sem_timedwait (realtime deadline), sem_clockwait and
+ * pthread_mutex_clocklock (monotonic deadline) on what never comes. */
+static int cmd_lock(const char *how, int64_t ns)
+{
+	int64_t start = real_ns(CLOCK_MONOTONIC);
+	pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+	struct timespec dl;
+	sem_t sem;
+	int rc;
+
+	if (sem_init(&sem, 0, 0))
+		return 2;
+	if (!strcmp(how, "sem")) {
+		dl = ns_ts(virt_ns(CLOCK_REALTIME) + ns);
+		rc = sem_timedwait(&sem, &dl) ? errno : 0;
+	} else if (!strcmp(how, "semclock")) {
+		dl = ns_ts(virt_ns(CLOCK_MONOTONIC) + ns);
+		rc = sem_clockwait(&sem, CLOCK_MONOTONIC, &dl) ? errno : 0;
+	} else {
+		pthread_mutex_lock(&m);
+		dl = ns_ts(virt_ns(CLOCK_MONOTONIC) + ns);
+		rc = pthread_mutex_clocklock(&m, CLOCK_MONOTONIC, &dl);
+	}
+	printf("%s rc=%s wall_ms=%.3f\n", how, rc == ETIMEDOUT ? "ETIMEDOUT" :
+	       strerror(rc), wall_ms_since(start));
+	return rc != ETIMEDOUT;
+}
+
+static int cmd_bench(long n)
+{
+	struct timespec ts;
+	int64_t start = real_ns(CLOCK_MONOTONIC);
+	long i;
+
+	for (i = 0; i < n; i++)
+		clock_gettime(CLOCK_REALTIME, &ts);
+	printf("bench clock_gettime ns_per_call=%.1f\n",
+	       (double) (real_ns(CLOCK_MONOTONIC) - start) / n);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *c = argc > 1 ? argv[1] : "";
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (!strcmp(c, "pair"))
+		return cmd_pair();
+	if (argc > 2 && (!strcmp(c, "sleep") || !strcmp(c, "usleep") ||
+			 !strcmp(c, "nanosleep") || !strcmp(c, "absleep")))
+		return cmd_sleep(c, sec_arg(argv[2]));
+	if (argc > 2 && (!strcmp(c, "poll") || !strcmp(c, "ppoll") ||
+			 !strcmp(c, "select") || !strcmp(c, "epoll")))
+		return cmd_wait(c, atoi(argv[2]));
+	if (argc > 3 && !strcmp(c, "pollloop"))
+		return cmd_pollloop(atoi(argv[2]), strtod(argv[3], NULL));
+	if (argc > 3 && !strcmp(c, "cond"))
+		return cmd_cond(sec_arg(argv[2]), atoi(argv[3]),
+				argc > 4 ? argv[4] : "static");
+	if (argc > 2 && !strcmp(c, "together"))
+		return cmd_together(sec_arg(argv[2]));
+	if (argc > 2 && (!strcmp(c, "timer") || !strcmp(c, "timerabs") ||
+			 !strcmp(c, "timerfd")))
+		return cmd_timer(c, sec_arg(argv[2]));
+	if (argc > 2 && (!strcmp(c, "sem") || !strcmp(c, "semclock") ||
+			 !strcmp(c, "mutex")))
+		return cmd_lock(c, sec_arg(argv[2]));
+	if (argc > 2 && !strcmp(c, "bench"))
+		return cmd_bench(atol(argv[2]));
+	fprintf(stderr, "usage: see the comment at the top of probe.c\n");
+	return 1;
+}
