@@ -7,7 +7,9 @@
 # Wall times come from the probe's raw system calls or from `date` run
 # without the preload, so they are real. Each check prints what it
 # measured. Upper bounds on wall times get VCLOCK_SLACK_MS more (default
-# 20) for loaded machines: unscaled waits would be 100x longer anyway.
+# 200) for loaded machines (seen: 48 ms late at load 10, during four
+# parallel replays): unscaled waits would be 100x longer anyway, so the
+# checks still tell a scaled wait from an unscaled one.
 set -uo pipefail
 
 build=${1:?usage: run.sh BUILD_DIR}
@@ -23,7 +25,7 @@ shm=/dev/shm
 dir=$(mktemp -d "$shm/tbvclock-test.XXXXXX")
 trap 'rm -rf "$dir"' EXIT
 clock=$dir/clock
-slack=${VCLOCK_SLACK_MS:-20}
+slack=${VCLOCK_SLACK_MS:-200}
 
 passed=0
 failed=0
@@ -69,7 +71,7 @@ out=$(pv together 10)
 check "realtime and monotonic advance together (virtual ns)" \
 	"$(field diff_ns "$out" | tr -d -)" 'x < 1000000'
 check "... by the virtual length of the sleep (ns)" \
-	"$(field d_real "$out")" 'x >= 10000000000 && x <= 10500000000'
+	"$(field d_real "$out")" "x >= 10000000000 && x <= 10500000000 + $slack * 100000000"
 
 # -- waiting for events and timers --------------------------------------
 for how in ppoll select epoll; do
