@@ -155,3 +155,29 @@ PY
 	assert_equal "$(echo "$lib" | tr ' ' '\n' | sort | paste -sd' ')" \
 		"adaptive balanced default default1905 firstfit greedy isolated tm-a tm-i tm-sub tm-sub3"
 }
+
+@test "make up fails when the controller runs another policy or could not load the topology" {
+	# verify_policy from scripts/testbed, with the controller stubbed.
+	run bash -c '
+		set -euo pipefail
+		eval "$(sed -n "/^verify_policy() {/,/^}/p" "$1")"
+		die() { echo "error: $*"; exit 1; }
+		sleep() { :; }
+		cluster_var() { echo greedy; }
+		param=policy_greedy
+		log="topology/commtree: /etc/slurm/topology.json: 32 nodes, 8 leaves, 3 levels"
+		ctld_exec() { echo "TopologyParam           = $param"; }
+		compose() { echo "$log"; }
+		(verify_policy tiny && echo ok)
+		param=policy_default
+		(verify_policy tiny) || true
+		param=policy_greedy
+		log="topology/commtree: topology.json: line 3: expected a switch; every job gets topology/tree'"'"'s choice"
+		(verify_policy tiny) || true
+		log=""
+		(verify_policy tiny) || true' _ "$ROOT/scripts/testbed"
+	assert_line --index 0 ok
+	assert_line --index 1 "error: the controller runs policy 'default', not 'greedy'; see 'make logs SERVICE=slurmctld'"
+	assert_line --index 2 "error: slurmctld could not load the topology: topology.json: line 3: expected a switch; every job gets topology/tree's choice"
+	assert_line --index 3 --partial "error: slurmctld has not loaded topology/commtree's topology.json"
+}

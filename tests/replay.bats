@@ -270,6 +270,16 @@ print(len(big.split(';')) - 1)"
 	assert_line "error: LOG=$dir/missing.jobs: no such file ($dir/missing.jobs)"
 }
 
+@test "make replay refuses a cluster running other jobs, unless ALLOW_BUSY=1" {
+	local id
+	id=$(make -s -C "$ROOT" exec CMD="sbatch --parsable -N 1 --wrap='sleep 300'")
+	run make -s -C "$ROOT" replay "${REPLAY_ARGS[@]}" POLICY=greedy
+	assert_failure
+	assert_line --partial "the cluster has 1 jobs that are not this run's"
+	make -s -C "$ROOT" exec CMD="scancel $id"
+	wait_for 30 bash -c "[ -z \"\$(make -s -C '$ROOT' exec CMD='squeue -h')\" ]"
+}
+
 @test "an interrupted replay resumed with RESUME has exactly the window's jobs" {
 	local before run pid
 	before=$(ls -d "$ROOT"/results/*-theta-balanced* 2>/dev/null || true)
