@@ -269,6 +269,32 @@ def compute_aph(rows_src, sacct, tool, topology):
     return out
 
 
+def check_isolation(sacct, tool, topology):
+    """The SC18 invariants over every pair of jobs that ran at the same
+    time (tb-isolation): the violations, one line each ([] when none)."""
+    if not os.access(tool, os.X_OK):
+        raise ReportError(f"{tool}: not built; run 'make -C plugins tools'")
+    with open(topology, encoding="utf-8") as f:
+        index = {n["name"]: i for i, n in enumerate(json.load(f)["nodes"])}
+    lines = []
+    for j in sacct.get("jobs", []):
+        t = j.get("time", {})
+        names = expand_hostlist(j.get("nodes", ""))
+        if not t.get("start") or not t.get("end") or not names or names == ["None assigned"]:
+            continue
+        try:
+            idx = ",".join(str(index[n]) for n in names)
+        except KeyError as e:
+            raise ReportError(f"{topology}: no node {e} (job {j['job_id']})")
+        lines.append(f"{j['job_id']} {t['start']} {t['end']} {idx}")
+    r = subprocess.run([tool, topology, "-"], input="\n".join(lines) + "\n",
+                       capture_output=True, text=True, check=False)
+    if r.returncode not in (0, 1) or r.stderr.strip():
+        err = (r.stderr.strip().splitlines() or [f"exit status {r.returncode}"])[0]
+        raise ReportError(f"{os.path.basename(tool)} failed on {topology}: {err}")
+    return [line for line in r.stdout.splitlines() if line.strip()]
+
+
 def plot(run_dir, rows, cluster_nodes):
     """Utilization over time, wait-time CDF, runtime per job; PNG and SVG."""
     data = os.path.join(run_dir, "plots")
@@ -310,7 +336,7 @@ def plot(run_dir, rows, cluster_nodes):
     return [f"plots/{spec[0]}.png" for spec in specs]
 
 
-def report(run_dir, aph_tool, topology):
+def report(run_dir, aph_tool, topology, isolation_tool=None):
     manifest, sacct, planned = load_run(run_dir)
     aph = compute_aph(None, sacct, aph_tool, topology)
     faults = health.read_faults(run_dir)
@@ -335,6 +361,13 @@ def report(run_dir, aph_tool, topology):
     if missing:
         m["missing_jobs"] = missing
     m.update(pauses(manifest, run_dir))
+    # Under the isolated policy (SC18) no two jobs may ever have shared a
+    # link: proved on the run's node lists, for every pair that overlapped.
+    if manifest.get("policy") == "isolated" and isolation_tool and topology:
+        violations = check_isolation(sacct, isolation_tool, topology)
+        m["isolation_violations"] = len(violations)
+        if violations:
+            write_atomic(os.path.join(run_dir, "isolation.txt"), "\n".join(violations) + "\n")
     # A job without the plugin's record was not placed by the run's policy
     # (and a fallback one by tree): the run does not measure its policy.
     m["unrecorded_jobs"] = sum(1 for r in rows if not r["recorded"])
@@ -391,6 +424,11 @@ def summary_md(manifest, m, plots, missing):
         out += ["**APH** is measured on the topology of "
                 f"`{manifest['cluster']}` as generated at report time: this run "
                 "predates runs keeping their own `topology.json`.", ""]
+    if m.get("isolation_violations") is not None:
+        out += [(f"**Isolation:** every pair of jobs that ran at the same time "
+                 "kept the SC18 invariants (tb-isolation)." if not m["isolation_violations"] else
+                 f"**Isolation broken:** {m['isolation_violations']} violations of the "
+                 "SC18 invariants (isolation.txt)."), ""]
     if m.get("damaged"):
         out += [f"**Damaged:** {m['fault_events']} service deaths during the run "
                 f"(faults.jsonl); {m['fault_jobs']} jobs hit by a fault (NODE_FAIL, "
@@ -582,6 +620,7 @@ def main(argv):
     r = sub.add_parser("report")
     r.add_argument("run_dir")
     r.add_argument("--aph-tool")
+    r.add_argument("--isolation-tool")
     r.add_argument("--topology")
     c = sub.add_parser("compare")
     c.add_argument("run_dirs", nargs="+")
@@ -591,7 +630,8 @@ def main(argv):
     args = ap.parse_args(argv)
     try:
         if args.cmd == "report":
-            m, missing = report(args.run_dir, args.aph_tool, args.topology)
+            m, missing = report(args.run_dir, args.aph_tool, args.topology,
+                                args.isolation_tool)
             print(f"report: {m['jobs']} jobs, makespan {fmt(m['makespan_s'] / 3600, 2)} h, "
                   f"utilization {fmt(m['utilization'], 3)}, mean wait "
                   f"{fmt(m['wait_mean_s'] / 3600, 2)} h -> {args.run_dir}/summary.md")
