@@ -12,7 +12,7 @@ SCENARIO ?=
 SERVICE ?=
 export CLUSTER POLICY OPTIONS FRONTENDS EMULATORS SERVICE WORKLOADS_DIR TOPOLOGIES_DIR READY_TIMEOUT BENCH
 export DRY_RUN
-export ALLOW_BUSY AUTO_RECOVER LOG SPEEDUP JOBS FIRST SEED COMM PATTERN RATIO SPARSITY SCALE STRICT RESUME LEAD LIMIT_GRID RESULTS_DIR LOGS FROM FORCE
+export ALLOW_BUSY AUTO_RECOVER TA_SPEEDUP LOG SPEEDUP JOBS FIRST SEED COMM PATTERN RATIO SPARSITY SCALE STRICT RESUME LEAD LIMIT_GRID RESULTS_DIR LOGS FROM FORCE
 export EXP PARALLEL POLICIES PATTERNS BASELINE
 # CMD goes to the script untouched: no make expansion of $, no shell
 # re-quoting, so quotes and $(...) reach the container as typed.
@@ -66,6 +66,8 @@ help: ## list targets and parameters
 	@echo "  LIMIT_GRID=<s>    round time limits up to this many log seconds (6000)"
 	@echo "  STRICT=1          refuse a window with jobs larger than the cluster"
 	@echo "  RESUME=<run-id>   continue an interrupted replay (or the run directory's path)"
+	@echo "  TA_SPEEDUP=<s>    SC18's runtime model under POLICY=isolated: 5, 10 or 20 (% faster for"
+	@echo "                    jobs of more than 4 nodes), v1 or v2 (ranges by size; see README)"
 	@echo "  AUTO_RECOVER=1    restart a service that dies during the replay (else submissions pause)"
 	@echo "  ALLOW_BUSY=1      replay although the cluster has other jobs (refused otherwise)"
 	@echo "  RESULTS_DIR=<dir> where runs are written and read (default results/)"

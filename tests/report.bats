@@ -255,3 +255,32 @@ compare_runs() { python3 "$ROOT/metrics/report.py" compare "$RESULTS/A" "$RESULT
 	assert_equal "$(cat "$RUN_DIR/isolation.txt")" "t1-leaves 2 leaves=2"
 	grep -q '^\*\*Isolation broken:\*\* 1 violations' "$RUN_DIR/summary.md"
 }
+
+@test "SC18's runtime model (TA_SPEEDUP): x % for jobs above four nodes, V1 and V2 by size up to 512" {
+	run python3 - "$ROOT/workloads" <<'PY'
+import sys
+sys.path.insert(0, sys.argv[1])
+import ta_speedup as t
+assert [t.reduction("10", n, 0, "a") for n in (1, 4, 5, 4096)] == [0, 0, 0.1, 0.1]
+assert t.reduction("20", 5, 0, "a") == 0.2
+for s in ("v1", "v2"):
+    for n in (1, 5, 64, 128, 129, 300, 512, 4096):
+        r = t.reduction(s, n, 7, "job")
+        # The same draw for the same seed and job, whatever the call order.
+        assert r == t.reduction(s, n, 7, "job")
+        assert 0 <= r <= 0.3, (s, n, r)
+        if n >= 512:
+            assert r in (0.1, 0.2, 0.3), (s, n, r)     # the top of its range
+# V2: four nodes or fewer get nothing; above 128, at least 10 % at 512.
+assert t.reduction("v2", 4, 7, "job") == 0
+assert all(t.reduction("v2", 512, 7, str(k)) >= 0.1 for k in range(50))
+# V1: all three ranges are drawn.
+assert {t.reduction("v1", 512, 7, str(k)) for k in range(200)} == {0.1, 0.2, 0.3}
+try:
+    t.reduction("v3", 10, 0, "a")
+except ValueError as e:
+    print(e)
+PY
+	assert_success
+	assert_output "TA_SPEEDUP=v3: expected one of 5, 10, 20, v1, v2"
+}

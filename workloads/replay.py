@@ -35,6 +35,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import health  # noqa: E402
 import logs  # noqa: E402
+import ta_speedup  # noqa: E402
 
 PATTERNS = ["rhvd", "rd", "binomial", "ring", "cmc"]   # study ids 1-5
 PERCENTS = [10, 30, 50, 70, 90]
@@ -211,12 +212,16 @@ def make_plan(args, log, log_name, cluster_nodes):
         limit = max(j.requested_time or 0, 5 * j.runtime)
         density = (matrix_density(nodes, args.sparsity)
                    if args.sparsity is not None and comm else 0.0)
+        # SC18's runtime model: only the isolated policy's jobs speed up.
+        ta = (ta_speedup.reduction(args.ta_speedup, nodes, args.seed, j.log_id)
+              if args.ta_speedup and args.policy == "isolated" else 0.0)
         plan.append({
             "log_id": str(j.log_id), "offset": j.submit - t_first,
             "runtime": j.runtime, "nodes": nodes, "comm": comm,
             "pattern": pattern, "comm_percent": perc,
             "limit_min": round(math.ceil(limit / grid) * grid / args.speedup / 60),
             "matrix_density": round(density, 6),
+            "ta_reduction": round(ta, 6),
         })
     if too_big and args.strict:
         raise ReplayError(f"{len(too_big)} jobs need more than the cluster's "
@@ -241,7 +246,7 @@ def limit_grid(grid, speedup):
 
 
 PLAN_FIELDS = ["log_id", "offset", "runtime", "nodes", "comm", "pattern",
-               "comm_percent", "limit_min", "matrix_density"]
+               "comm_percent", "limit_min", "matrix_density", "ta_reduction"]
 
 # The longest matrix a job's SPANK environment carries (MATRIX_LINE_MAX in
 # plugins/slurm/spank_testbed.c: the environment string Linux still passes).
@@ -313,7 +318,9 @@ def read_plan(path):
         for line in f:
             row = dict(zip(header, line.rstrip("\n").split("\t")))
             row.setdefault("matrix_density", "0")
-            for k in ("offset", "runtime", "comm_percent", "matrix_density"):
+            row.setdefault("ta_reduction", "0")
+            for k in ("offset", "runtime", "comm_percent", "matrix_density",
+                      "ta_reduction"):
                 row[k] = float(row[k])
             for k in ("nodes", "comm", "limit_min"):
                 row[k] = int(row[k])
@@ -470,10 +477,12 @@ def job_fields(run_id, index, p, t0, speedup, seed):
     matrix = ("TESTBED_COMM_MATRIX=" +
               comm_matrix(seed, p["log_id"], p["nodes"], p["matrix_density"])
               if p["matrix_density"] > 0 else "")
+    # The job's runtime: the log's, less SC18's speed-up under isolation.
+    runtime = p["runtime"] * (1 - p.get("ta_reduction", 0.0))
     return [f"{run_id}:{p['log_id']}", p["nodes"], p["limit_min"], begin,
             PRIORITY_TOP - index,
-            f"{p['comm']}:{pid}:{p['comm_percent']:g}:{p['runtime']:g}",
-            matrix, f"{speedup:g}", f"{p['runtime']:g}"]
+            f"{p['comm']}:{pid}:{p['comm_percent']:g}:{runtime:g}",
+            matrix, f"{speedup:g}", f"{runtime:g}"]
 
 
 class SubmitterPool:
@@ -792,6 +801,8 @@ def parse_args(argv):
     ap.add_argument("--workloads-dir", default=os.environ.get("WORKLOADS_DIR", ""))
     ap.add_argument("--results", default="results")
     ap.add_argument("--root", default=".")
+    ap.add_argument("--ta-speedup",
+                    help="SC18's runtime model under the isolated policy")
     ap.add_argument("--auto-recover", type=int, default=0, choices=(0, 1),
                     help="restart a service that dies during the replay")
     args = ap.parse_args(argv)
@@ -809,6 +820,9 @@ def parse_args(argv):
     if args.sparsity is not None and not 0 <= args.sparsity < 1:
         raise ReplayError(f"SPARSITY={args.sparsity:g}: expected the share of node "
                           "pairs that do not communicate, at least 0 and below 1")
+    if args.ta_speedup is not None and args.ta_speedup not in ta_speedup.SCENARIOS:
+        raise ReplayError(f"TA_SPEEDUP={args.ta_speedup}: expected one of "
+                          f"{', '.join(ta_speedup.SCENARIOS)}")
     return args
 
 
@@ -877,6 +891,7 @@ def main(argv):
                 "limit_grid_s": limit_grid(args.limit_grid, args.speedup),
                 "comm": args.comm, "pattern": args.pattern,
                 "ratio": args.ratio, "sparsity": args.sparsity,
+                "ta_speedup": args.ta_speedup,
                 "size_divisor": args.scale or logs.STUDY_SIZE_DIVISOR.get(log_name or "", 1),
                 "topology_sha256": topology_sha,
                 "git_revision": git_revision(args.root),
