@@ -27,21 +27,17 @@ struct tree_state {
 	long *dist;		/* summed distance to picked leaves */
 };
 
-/* Edges between two switches along the tree. */
-static int switch_distance(const struct tb_topology *t, int x, int y)
+/*
+ * Edges between two leaves along the tree: twice the level of their lowest
+ * common switch, from the topology's leaf table (tree walks the switch
+ * graph; on a tree the two agree). Leaves under no common switch are far.
+ */
+static long leaf_distance(const struct tb_topology *t, int x, int y)
 {
-	int d = 0;
+	size_t a = (size_t)t->leaf_rank[x], b = (size_t)t->leaf_rank[y];
+	int lvl = t->lca_level[a * (size_t)t->n_leaves + b];
 
-	while (x != y) {
-		if (x == TB_NO_PARENT || y == TB_NO_PARENT)
-			return 1 << 20;
-		if (t->switches[x].level <= t->switches[y].level)
-			x = t->switches[x].parent;
-		else
-			y = t->switches[y].parent;
-		d++;
-	}
-	return d;
+	return lvl >= t->n_levels ? 1L << 20 : 2L * lvl;
 }
 
 static int compare_switches(const struct tree_state *st, int i, int j,
@@ -152,7 +148,7 @@ enum tb_status tb_policy_default(const struct tb_topology *t,
 			break;
 		for (int i = 0; i < t->n_leaves; i++)
 			st.dist[t->leaves[i]] +=
-				switch_distance(t, best, t->leaves[i]);
+				leaf_distance(t, best, t->leaves[i]);
 		got = tb_pick_from_leaf(&pk, best, rem);
 		rem -= got;
 		/* The whole leaf counts as used, as in Slurm. */
