@@ -65,6 +65,20 @@ struct matrix_seen {
 };
 static struct matrix_seen matrix_seen[MATRIX_SEEN_SLOTS];
 
+/*
+ * Whether a running job is communication-intensive, by job id (direct-
+ * mapped like matrix_seen): every eval marks the nodes of every running
+ * job, and parsing each one's comment and SPANK environment every time
+ * cost more than the policy's own decision on large machines. A job's
+ * profile is fixed at submission.
+ */
+#define COMM_SEEN_SLOTS 8192
+struct comm_seen {
+	uint32_t job_id;
+	int comm;		/* 0 or 1 */
+};
+static struct comm_seen comm_seen[COMM_SEEN_SLOTS];
+
 extern void commtree_free_topology(void)
 {
 	tb_topology_free(topo);
@@ -270,6 +284,19 @@ static const char *_job_matrix(job_record_t *job_ptr, struct tb_matrix **out,
 	return NULL;
 }
 
+/* Whether a job is communication-intensive, cached by job id. */
+static bool _job_comm(job_record_t *job_ptr)
+{
+	struct comm_seen *seen = &comm_seen[job_ptr->job_id % COMM_SEEN_SLOTS];
+	struct tb_profile prof;
+
+	if (!job_ptr->job_id || seen->job_id != job_ptr->job_id) {
+		seen->job_id = job_ptr->job_id;
+		seen->comm = !_job_profile(job_ptr, &prof, true) && prof.comm;
+	}
+	return seen->comm;
+}
+
 struct mark_args {
 	struct tb_occupancy *occ;
 };
@@ -285,7 +312,6 @@ static int _mark_job(void *x, void *arg)
 	job_record_t *job_ptr = x;
 	struct mark_args *args = arg;
 	struct tb_occupancy *occ = args->occ;
-	struct tb_profile prof;
 
 	if (!(IS_JOB_RUNNING(job_ptr) || IS_JOB_COMPLETING(job_ptr)) ||
 	    !job_ptr->node_bitmap)
@@ -299,9 +325,7 @@ static int _mark_job(void *x, void *arg)
 				occ->job[k] = id;
 		}
 	}
-	if (!IS_JOB_RUNNING(job_ptr))
-		return 0;
-	if (_job_profile(job_ptr, &prof, true) || !prof.comm)
+	if (!IS_JOB_RUNNING(job_ptr) || !_job_comm(job_ptr))
 		return 0;
 	for (int i = 0; (i = bit_ffs_from_bit(job_ptr->node_bitmap, i)) >= 0;
 	     i++) {
