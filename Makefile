@@ -138,4 +138,4 @@ bench: ## benchmarks (BENCH=alloc|up|decision|submit|all): library and in-Slurm 
 	@$(TESTBED) bench
 
 lint: ## shellcheck the scripts
-	@$(TESTBED) in-tools shellcheck -x scripts/testbed scripts/setup images/base.sh images/*/entrypoint.sh .ci/run
+	@$(TESTBED) in-tools shellcheck -x scripts/testbed scripts/setup scripts/experiment tests/vclock/run.sh tests/vclock/libfaketime.sh images/base.sh images/*/entrypoint.sh .ci/run

@@ -49,7 +49,7 @@ for how in timer timerabs timerfd; do ft 100 "$probe" $how 1 | sed 's/^/x100: /'
 ft 1000 "$probe" pollloop 500 1 | sed 's/^/x1000 poll(500): /'
 ft 100 "$probe" pollloop 50 1 | sed 's/^/x100 poll(50): /'
 for mode in static init mono; do
-	for i in 1 2 3; do ft 100 timeout 20 "$probe" cond 1 16 $mode; done
+	for _ in 1 2 3; do ft 100 timeout 20 "$probe" cond 1 16 $mode; done
 done
 ft 100 timeout 10 "$probe" sem 1 || echo "sem_timedwait of 1 virtual s: no answer in 10 s wall"
 ft 100 "$probe" semclock 1
