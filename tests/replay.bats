@@ -65,12 +65,13 @@ check_run() {
 		     END {exit bad}'
 }
 
-@test "a default replay completes with the log's runtimes and eligible times" {
-	run make -s -C "$ROOT" replay "${REPLAY_ARGS[@]}" POLICY=default
+@test "a replay under the paper's baseline (default1905) completes with the log's runtimes and eligible times" {
+	run make -s -C "$ROOT" replay "${REPLAY_ARGS[@]}" POLICY=default1905
 	assert_success
-	check_run "$(last_run default)"
-	# default reproduces the log's runtimes: scaled == base.
-	jq -r '.jobs[].comment.administrator' "$(last_run default)/sacct.json" |
+	check_run "$(last_run default1905)"
+	# The Eq. 7 denominator is default1905's cost: its jobs keep the log's
+	# runtimes, scaled == base.
+	jq -r '.jobs[].comment.administrator' "$(last_run default1905)/sacct.json" |
 		sed 's/.*runtime_base=\([^;]*\);runtime_scaled=\(.*\)/\1 \2/' | awk '$1 != $2 {exit 1}'
 }
 
@@ -80,17 +81,17 @@ check_run() {
 	check_run "$(last_run greedy)"
 	assert_equal "$(jq -r '.jobs[0].comment.administrator' "$(last_run greedy)/sacct.json" | cut -d';' -f1)" policy=greedy
 	# Same SEED, same profiles under both policies.
-	diff <(cut -f1,4- "$(last_run default)/plan.tsv") <(cut -f1,4- "$(last_run greedy)/plan.tsv")
+	diff <(cut -f1,4- "$(last_run default1905)/plan.tsv") <(cut -f1,4- "$(last_run greedy)/plan.tsv")
 }
 
 @test "a replay of a replay's sacct.json has the original's log times and profiles" {
 	local orig run
-	orig=$(last_run default)
+	orig=$(last_run default1905)
 	# Another SPEEDUP and SEED: log times must not be compressed twice, nor
 	# profiles drawn again. No SCALE: the sizes in sacct.json are scaled.
-	run make -s -C "$ROOT" replay LOG="$orig/sacct.json" JOBS=30 SPEEDUP=4000 SEED=7 POLICY=default
+	run make -s -C "$ROOT" replay LOG="$orig/sacct.json" JOBS=30 SPEEDUP=4000 SEED=7 POLICY=default1905
 	assert_success
-	run=$(ls -d "$ROOT"/results/*-log-default* | tail -n 1)
+	run=$(ls -d "$ROOT"/results/*-log-default1905* | tail -n 1)
 	check_run "$run"
 	assert_equal "$(jq -r .log_format "$run/manifest.json")" sacct-json
 	# log_id offset runtime nodes comm pattern comm_percent, numerically.
@@ -166,15 +167,15 @@ has_submissions() { local d; d=$(new_run "$1" "$2") && [ -s "$d/submitted.tsv" ]
 
 @test "make report turns a replay into jobs.csv, metrics.json, summary.md and plots" {
 	local run
-	run=$(last_run default)
+	run=$(last_run default1905)
 	run make -s -C "$ROOT" report RUN="$(basename "$run")"
 	assert_success
 	assert_output --partial "report: 30 jobs"
 	assert_equal "$(($(wc -l <"$run/jobs.csv") - 1))" 30
 	assert_equal "$(jq .jobs "$run/metrics.json")" 30
 	assert_equal "$(jq .incomplete "$run/metrics.json")" false
-	# default: the recorded cost is the default cost, so Table 4 shows 0.
-	assert_equal "$(jq '.individual_runs_improvement_percent.all.default == 0' "$run/metrics.json")" true
+	# default1905: the recorded cost is the denominator's, so Table 4 shows 0.
+	assert_equal "$(jq '.individual_runs_improvement_percent.all.default1905 == 0' "$run/metrics.json")" true
 	local p
 	for p in utilization wait_cdf runtime; do
 		[ -s "$run/plots/$p.png" ] && [ -s "$run/plots/$p.svg" ] || fail "plot $p missing"
@@ -182,8 +183,8 @@ has_submissions() { local d; d=$(new_run "$1" "$2") && [ -s "$d/submitted.tsv" ]
 	grep -q '^| makespan_s |' "$run/summary.md"
 }
 
-@test "make compare puts the default and greedy runs in one table" {
-	run make -s -C "$ROOT" compare RUNS="$(basename "$(last_run default)") $(basename "$(last_run greedy)")"
+@test "make compare puts the default1905 and greedy runs in one table" {
+	run make -s -C "$ROOT" compare RUNS="$(basename "$(last_run default1905)") $(basename "$(last_run greedy)")"
 	assert_success
 	local out
 	out=$(ls -d "$ROOT"/results/compare-* | tail -n 1)
@@ -231,7 +232,7 @@ has_submissions() { local d; d=$(new_run "$1" "$2") && [ -s "$d/submitted.tsv" ]
 	[ "$output" -gt 5 ] || fail "only $output jobs had a matrix"
 	make -s -C "$ROOT" report RUN="$(basename "$run")" >/dev/null
 	[ "$(jq .comm.hop_bytes_total "$run/metrics.json")" != null ]
-	head -1 "$run/jobs.csv" | grep -q ',matrix_ranks,hop_bytes,hop_bytes_default$'
+	head -1 "$run/jobs.csv" | grep -q ',matrix_ranks,hop_bytes,hop_bytes_default,fallback,fault$'
 }
 
 @test "matrices are the same for a SEED and log id, fit the job's environment and have no self-pairs" {

@@ -9,7 +9,8 @@ has one-second resolution, so a job becomes eligible within 1 s of it).
 
 Jobs are sleeps of T_scaled / SPEEDUP seconds, T_scaled being the runtime
 the allocation plugin computed from the log runtime and the cost of the
-nodes the job got (Eq. 7). Under `default` T_scaled is the log runtime.
+nodes the job got (Eq. 7). Under `default1905`, Eq. 7's denominator, T_scaled
+is the log runtime.
 
 Results go to results/<run-id>/: plan.tsv (the window as replayed),
 submitted.tsv (log id -> Slurm id, fsynced after each job, which is what
