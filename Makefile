@@ -116,7 +116,7 @@ replay: ## replay LOG on the running cluster under POLICY (RESUME=<run-id> conti
 report: ## metrics, jobs.csv, summary.md and plots of RUN=<run-id> into results/<run-id>/
 	@$(TESTBED) report "$(RUN)"
 
-compare: ## one table and plots of RUNS="<id> <id> ..." against the default run (one policy only: the first)
+compare: ## one table and plots of RUNS="<id> <id> ..." against the baseline run (default1905, else default, else firstfit; one policy only: the first)
 	@$(TESTBED) compare "$(RUNS)"
 
 experiment: ## EXP=<name>: the replays of experiments/<name>.exp and a table beside the paper's; alone: list them

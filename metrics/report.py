@@ -38,6 +38,8 @@ JOB_FIELDS = ["job_id", "log_job_id", "nodes", "submit", "eligible", "start", "e
               "comm_percent", "policy", "cost", "cost_default", "runtime_base_s",
               "runtime_scaled_s", "leaves", "aph", "matrix_ranks", "hop_bytes",
               "hop_bytes_default", "fallback", "fault"]
+# Baselines make compare measures against, first found first.
+BASELINES = ("default1905", "default", "firstfit")
 # The policy library's registry (plugins/lib/policy.c), in its order;
 # tests/config.bats checks the lists agree.
 POLICIES = ["default", "greedy", "balanced", "adaptive", "default1905",
@@ -528,13 +530,15 @@ def compare(run_dirs, out_dir, force=False):
             m = json.load(f)
         manifest, _, _ = load_run(d)
         runs.append((d, manifest, m))
-    # Against the default run; among runs of one policy (a SPEEDUP study),
-    # against the first one given.
-    base = next((r for r in runs if r[1]["policy"] == "default"), None)
+    # Against a baseline run: default1905 (the ICPP-W paper's, Eq. 7's
+    # denominator), else default (Slurm 24.11's tree), else firstfit (the
+    # SC18 paper's); among runs of one policy (a SPEEDUP study), against
+    # the first one given.
+    base = next((r for b in BASELINES for r in runs if r[1]["policy"] == b), None)
     if base is None:
         if len({r[1]["policy"] for r in runs}) > 1:
-            raise ReportError("RUNS mixes policies but has no run under "
-                              "POLICY=default to compare against")
+            raise ReportError("RUNS mixes policies but has no baseline run to compare "
+                              f"against (POLICY={', '.join(BASELINES)})")
         base = runs[0]
     differ = differences(runs)
     if differ and not force:
