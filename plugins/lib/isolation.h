@@ -2,7 +2,7 @@
  * Interference-free allocation on fat trees, after Pollard, Jain, Herbein
  * and Bhatele, "Evaluation of an Interference-free Node Allocation Policy
  * on Fat-tree Clusters", SC18 (the "SC18 paper" below; line numbers refer
- * to /work/shared/papers/interference-free-sc18.txt).
+ * to ../shared/papers/interference-free-sc18.txt).
  *
  * Pods: the paper describes a three-level fat tree whose leaf (L1) and
  * second-level (L2) switches form pods under core switches (lines 88-90).

@@ -1,7 +1,7 @@
 /*
  * The SC18 paper's interference-free policy (isolated, Algorithm 1), its
  * topology-oblivious baseline (firstfit) and the isolation validator.
- * Line numbers refer to /work/shared/papers/interference-free-sc18.txt.
+ * Line numbers refer to ../shared/papers/interference-free-sc18.txt.
  */
 #include <stdlib.h>
 #include <string.h>
