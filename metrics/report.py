@@ -415,12 +415,26 @@ def pauses(manifest, run_dir):
     return {"resumed": False}
 
 
+def pace(manifest, short=False):
+    """How a run's time was compressed: SPEEDUP=S (CLOCK=scaled), or the
+    virtual clock's rate (CLOCK=virtual, where Slurm lives in log time).
+    short: S (a number) or "virtual xR", for tables."""
+    if manifest.get("clock") == "virtual":
+        return f"virtual x{fnum(manifest.get('clock_rate')):g}"
+    return manifest["speedup"] if short else f"SPEEDUP={manifest['speedup']:g}"
+
+
+def pace_label(manifest):
+    p = pace(manifest, short=True)
+    return p if isinstance(p, str) else f"S={p:g}"
+
+
 def summary_md(manifest, m, plots, missing):
     out = [f"# Replay {manifest['run_id']}", "",
            f"{manifest['jobs']} jobs of `{manifest.get('log_file', manifest['log'])}` "
            f"(first {manifest['first']}) on `{manifest['cluster']}` "
            f"({manifest['cluster_nodes']} nodes) under `{manifest['policy']}`, "
-           f"SPEEDUP={manifest['speedup']:g}, seed {manifest['seed']}. "
+           f"{pace(manifest)}, seed {manifest['seed']}. "
            "Times are in log time.", ""]
     if m.get("aph_topology") == "regenerated":
         out += ["**APH** is measured on the topology of "
@@ -512,7 +526,7 @@ def differences(runs):
     topo = [(run_topology(d, m), m["run_id"]) for d, m, _ in runs]
     checks.append(("topology", [(t[:12], r) for t, r in topo if t]))
     if len({m["policy"] for _, m, _ in runs}) > 1:
-        checks.append(("SPEEDUP", [(m["speedup"], m["run_id"]) for _, m, _ in runs]))
+        checks.append(("SPEEDUP", [(pace(m, short=True), m["run_id"]) for _, m, _ in runs]))
     out = []
     for name, values in checks:
         if len({shown(v) for v, _ in values}) > 1:
@@ -553,9 +567,9 @@ def compare(run_dirs, out_dir, force=False):
         print(f"compare: warning: FORCE=1: the runs differ in "
               f"{', '.join(n for n, _ in differ)}", file=sys.stderr)
     os.makedirs(out_dir, exist_ok=True)
-    by_speedup = len({r[1]["speedup"] for r in runs}) > 1
+    by_speedup = len({pace_label(r[1]) for r in runs}) > 1
     header = ["metric"] + [f"{r[1]['policy']}"
-                           f"{' S=' + format(r[1]['speedup'], 'g') if by_speedup else ''}"
+                           f"{' ' + pace_label(r[1]) if by_speedup else ''}"
                            f" ({r[1]['run_id']})" for r in runs]
     rows = []
     for k in METRIC_KEYS:

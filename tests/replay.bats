@@ -402,7 +402,7 @@ replay_on_small_disk() {
 		-e TESTBED_PROJECT="${TESTBED_PROJECT:-testbed}" -e WORKLOADS_DIR="$logs" \
 		-v "$ROOT:$ROOT" -v "$logs:$logs:ro" -v "$FULL_VOL:/small" \
 		-v "$sock:$sock" --group-add "$(stat -c %g "$sock")" -w "$ROOT" \
-		testbed-tools:latest make -s replay RESULTS_DIR=/small "$@"
+		"testbed-tools:${TESTBED_TAG:-latest}" make -s replay RESULTS_DIR=/small "$@"
 }
 
 run_in_slurm() {
@@ -422,7 +422,7 @@ fill_small_disk() {
 	FULL_VOL=testbed-test-small-$$
 	docker volume create --opt type=tmpfs --opt device=tmpfs \
 		--opt o=size=256k,uid="$(id -u)" "$FULL_VOL" >/dev/null
-	docker run -d --name "$FULL_VOL" -v "$FULL_VOL:/small" testbed-tools:latest sleep 900 >/dev/null
+	docker run -d --name "$FULL_VOL" -v "$FULL_VOL:/small" "testbed-tools:${TESTBED_TAG:-latest}" sleep 900 >/dev/null
 	# Four pages: plan.tsv, topology.json, manifest.json and replay.log
 	# fit, the first line of submitted.tsv does not, after jobs went to Slurm.
 	fill_small_disk 4

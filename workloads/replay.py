@@ -37,6 +37,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import health  # noqa: E402
 import logs  # noqa: E402
 import ta_speedup  # noqa: E402
+import vclock  # noqa: E402
 
 PATTERNS = ["rhvd", "rd", "binomial", "ring", "cmc"]   # study ids 1-5
 PERCENTS = [10, 30, 50, 70, 90]
@@ -166,8 +167,9 @@ def keep_topology(root, name, run_dir):
     return hashlib.sha256(data.encode("utf-8")).hexdigest()
 
 
-def make_plan(args, log, log_name, cluster_nodes):
-    """The window's jobs, mapped to the cluster, with their profiles."""
+def make_plan(args, log, log_name, cluster_nodes, speedup):
+    """The window's jobs, mapped to the cluster, with their profiles;
+    limits in Slurm's minutes, `speedup` log seconds to Slurm's second."""
     window = log.jobs[args.first:args.first + args.jobs]
     if not window:
         raise ReplayError(f"{log.path}: FIRST={args.first} is past the log's "
@@ -179,7 +181,7 @@ def make_plan(args, log, log_name, cluster_nodes):
         cores = max(1, max_procs // max_nodes) if max_procs and max_nodes else 1
     divisor = args.scale or logs.STUDY_SIZE_DIVISOR.get(log_name or "", 1)
     rng = random.Random(args.seed)
-    grid = limit_grid(args.limit_grid, args.speedup)
+    grid = limit_grid(args.limit_grid, speedup)
     t_first = window[0].submit
     plan, too_big = [], []
     for j in window:
@@ -220,7 +222,7 @@ def make_plan(args, log, log_name, cluster_nodes):
             "log_id": str(j.log_id), "offset": j.submit - t_first,
             "runtime": j.runtime, "nodes": nodes, "comm": comm,
             "pattern": pattern, "comm_percent": perc,
-            "limit_min": round(math.ceil(limit / grid) * grid / args.speedup / 60),
+            "limit_min": round(math.ceil(limit / grid) * grid / speedup / 60),
             "matrix_density": round(density, 6),
             "ta_reduction": round(ta, 6),
         })
@@ -411,7 +413,18 @@ def install_batch_script(container):
               "# Replayed job: sleep the scaled runtime, compressed by SPEEDUP ($1).\n"
               "# TESTBED_RUNTIME_SCALED comes from the allocation plugin; the\n"
               "# log runtime ($2) stands in if the plugin recorded none.\n"
-              "exec sleep \"$(awk -v t=\"${TESTBED_RUNTIME_SCALED:-$2}\" -v s=\"$1\" "
+              "t=${TESTBED_RUNTIME_SCALED:-$2}\n"
+              "# Under the virtual clock ($3 names its page) the job's environment\n"
+              "# is the submitter's, without the preload: it is set here, and the\n"
+              "# job ends at its start + its runtime, so that launch latency\n"
+              "# (wall time, hence many virtual seconds) is not added to it.\n"
+              "if [ -n \"${3:-}\" ]; then\n"
+              "\texport LD_PRELOAD=/usr/local/lib/libtbvclock.so TB_VCLOCK_FILE=$3\n"
+              "\texec sleep \"$(awk -v t=\"$t\" -v s=\"$1\" -v st=\"${SLURM_JOB_START_TIME:-0}\" "
+              "-v now=\"$(date +%s.%N)\" "
+              "'BEGIN {d = t / s; if (st > 0) d = st + d - now; printf \"%.3f\", (d > 0 ? d : 0)}')\"\n"
+              "fi\n"
+              "exec sleep \"$(awk -v t=\"$t\" -v s=\"$1\" "
               "'BEGIN {printf \"%.3f\", t / s}')\"\n")
     ctl(container, f"cat > {BATCH_SCRIPT} && chmod 755 {BATCH_SCRIPT}", stdin=script)
 
@@ -440,6 +453,60 @@ def queue_state(container, run_id):
         jobs[name[len(run_id) + 1:]] = (
             state, int(start) if state != "PENDING" and start.isdigit() else None)
     return jobs
+
+
+def waiting_for_time(container, run_id):
+    """The log ids of this run's jobs if every job in the queue is this
+    run's and waits for its begin time only (nothing runs, completes or
+    waits for nodes), else None (also while the controller is silent)."""
+    try:
+        out = ctl(container, "squeue -h -o '%j|%T|%r'")
+    except ReplayError:
+        return None
+    ids = []
+    for line in out.splitlines():
+        name, state, reason = (line.split("|") + ["", ""])[:3]
+        if (not name.startswith(run_id + ":") or state != "PENDING"
+                or reason != "BeginTime"):
+            return None
+        ids.append(name[len(run_id) + 1:])
+    return ids
+
+
+# An idle jump lands this many wall seconds (at the virtual clock's pace)
+# before the next begin time: Slurm then makes that job eligible on time.
+# Jumps shorter than twice that are not worth making.
+JUMP_MARGIN_WALL = 1.0
+
+
+def idle_jump(container, clock, plan, i, t0, now, run_dir, manifest):
+    """Under the virtual clock, when nothing runs and every queued job
+    waits for its begin time: the clock jumps to just before the next
+    begin time, a queued job's or the next submission's (docs/vclock.md;
+    forward only). Returns the time jumped to, or None."""
+    waiting = waiting_for_time(container, manifest["run_id"])
+    if waiting is None:
+        return None
+    queued = set(waiting)
+    begins = [t0 + p["offset"] for p in plan if p["log_id"] in queued]
+    if i < len(plan):
+        begins.append(t0 + plan[i]["offset"])
+    if not begins:
+        return None
+    target = min(begins) - JUMP_MARGIN_WALL * clock.pace
+    now = clock.now()
+    if target - now < 2 * JUMP_MARGIN_WALL * clock.pace:
+        return None
+    try:
+        ctl(container, vclock.jump_command(target))
+    except ReplayError as e:
+        log_line(run_dir, f"idle jump to {target:.0f} refused: {e}")
+        return None
+    manifest["clock_jumps"] = manifest.get("clock_jumps", 0) + 1
+    manifest["jumped_s"] = round(manifest.get("jumped_s", 0.0) + target - now, 3)
+    log_line(run_dir, f"idle jump: {target - now:.0f} s skipped (nothing ran; "
+             f"{len(waiting)} jobs waited for their begin time)")
+    return target
 
 
 def time_left(plan, submitted, queued, now, speedup, nodes):
@@ -471,8 +538,9 @@ SUBMITTERS = 4
 PRIORITY_TOP = 1_000_000_000
 
 
-def job_fields(run_id, index, p, t0, speedup, seed):
-    """tb-submit -s's fields for plan entry `index`."""
+def job_fields(run_id, index, p, t0, speedup, seed, page=None):
+    """tb-submit -s's fields for plan entry `index` (page: the virtual
+    clock's page in the containers, the batch script's third argument)."""
     begin = math.floor(t0 + p["offset"] / speedup + 0.5)
     pid = PATTERNS.index(p["pattern"]) + 1
     matrix = ("TESTBED_COMM_MATRIX=" +
@@ -483,7 +551,7 @@ def job_fields(run_id, index, p, t0, speedup, seed):
     return [f"{run_id}:{p['log_id']}", p["nodes"], p["limit_min"], begin,
             PRIORITY_TOP - index,
             f"{p['comm']}:{pid}:{p['comm_percent']:g}:{runtime:g}",
-            matrix, f"{speedup:g}", f"{runtime:g}"]
+            matrix, f"{speedup:g}", f"{runtime:g}"] + ([page] if page else [])
 
 
 class SubmitterPool:
@@ -533,19 +601,20 @@ def stopped_at(manifest, run_dir):
     return last, True
 
 
-def mark_stopped(run_dir):
+def mark_stopped(run_dir, state_dir):
     """Records in the manifest when the driver stopped (for RESUME to
-    measure the pause). The first stop counts: a RESUME that fails before
-    it submits anything does not shorten the pause. Best effort: on a full
-    disk the last write's time stands in."""
+    measure the pause), in Slurm's time. The first stop counts: a RESUME
+    that fails before it submits anything does not shorten the pause. Best
+    effort: on a full disk (or an unreadable clock) the last write's time
+    stands in."""
     path = os.path.join(run_dir or "", "manifest.json")
     try:
         with open(path, encoding="utf-8") as f:
             manifest = json.load(f)
         if not manifest.get("finished") and not manifest.get("stopped_at"):
-            manifest["stopped_at"] = time.time()
+            manifest["stopped_at"] = run_clock(manifest, state_dir).now()
             write_manifest(run_dir, manifest)
-    except (OSError, ValueError):
+    except (OSError, ValueError, KeyError, vclock.ClockError):
         pass
 
 
@@ -580,8 +649,32 @@ def record_pause(run_dir, manifest, plan, submitted, stopped, now):
     return late
 
 
+def run_clock(manifest, state_dir):
+    """The run's Clock (its manifest says which)."""
+    if manifest.get("clock") == "virtual":
+        return vclock.Clock("virtual", manifest["clock_rate"], vclock.page_path(state_dir))
+    return vclock.Clock("scaled", manifest["speedup"])
+
+
 def run(args, run_dir, manifest, stopped=None):
     container = controller()
+    clock = run_clock(manifest, args.state_dir)
+    if clock.kind == "virtual":
+        # From here on Slurm lives at the run's rate; back to 1 on the
+        # way out, whatever ends the run (a kill -9 leaves it: make up
+        # and RESUME set it again).
+        ctl(container, vclock.set_rate_command(clock.rate))
+    try:
+        return run_at_rate(args, run_dir, manifest, stopped, container, clock)
+    finally:
+        if clock.kind == "virtual":
+            try:
+                ctl(container, vclock.set_rate_command(1))
+            except ReplayError as e:
+                log_line(run_dir, f"could not set the clock back to rate 1: {e}")
+
+
+def run_at_rate(args, run_dir, manifest, stopped, container, clock):
     plan = read_plan(os.path.join(run_dir, "plan.tsv"))
     sub_path = os.path.join(run_dir, "submitted.tsv")
     submitted = read_submitted(sub_path, plan)
@@ -589,7 +682,7 @@ def run(args, run_dir, manifest, stopped=None):
     if added:
         log_line(run_dir, f"resume: {added} jobs found in Slurm, not submitted again")
     if stopped is not None:
-        late = record_pause(run_dir, manifest, plan, submitted, stopped, time.time())
+        late = record_pause(run_dir, manifest, plan, submitted, stopped, clock.now())
         if late:
             progress(f"replay {manifest['run_id']}: resumed; {len(late)} jobs whose time "
                      "passed during the pause become eligible now (recorded in the "
@@ -600,6 +693,10 @@ def run(args, run_dir, manifest, stopped=None):
     run_id = manifest["run_id"]
     span = max(p["offset"] for p in plan) / speedup
     nodes = manifest["cluster_nodes"]
+    # Lead and the loop's sleeps are wall time; begin times are Slurm's.
+    lead = args.lead * clock.pace
+    page = vclock.CONTAINER_PAGE if clock.kind == "virtual" else None
+    last_jump_check = 0.0
     submitters = SubmitterPool(container, SUBMITTERS, run_dir)
     watch = health.HealthWatch(
         os.environ.get("TESTBED_PROJECT", "testbed"),
@@ -612,20 +709,20 @@ def run(args, run_dir, manifest, stopped=None):
     try:
         with open(sub_path, "a", encoding="utf-8") as out:
             while True:
-                now = time.time()
+                now = clock.now()
                 due = []
                 # A dead service pauses submissions until it is back
                 # (AUTO_RECOVER=1 brings it back at once).
                 if not watch.check(now):
                     time.sleep(1.0)
                     continue
-                while i < len(plan) and t0 + plan[i]["offset"] / speedup <= now + args.lead:
+                while i < len(plan) and t0 + plan[i]["offset"] / speedup <= now + lead:
                     p = plan[i]
                     if p["log_id"] not in submitted:
                         due.append((i, p))
                     i += 1
                 for p, jid in submitters.submit_all(
-                        [job_fields(run_id, idx, p, t0, speedup, manifest["seed"])
+                        [job_fields(run_id, idx, p, t0, speedup, manifest["seed"], page)
                          for idx, p in due],
                         [p for _, p in due]):
                     submitted[p["log_id"]] = jid
@@ -635,10 +732,20 @@ def run(args, run_dir, manifest, stopped=None):
                 # Once everything is submitted the queue is read every second
                 # to notice the end, but the line is still printed at the
                 # reporting interval: a log of hours stays readable.
-                report = now - last_report >= args.report_every
+                # Idle jumps: at most one queue check a wall second.
+                if (clock.kind == "virtual" and args.idle_jumps
+                        and time.monotonic() - last_jump_check >= 1.0):
+                    last_jump_check = time.monotonic()
+                    if idle_jump(container, clock, plan, i, t0, now, run_dir, manifest):
+                        write_manifest(run_dir, manifest)
+                        continue
+                report = now - last_report >= args.report_every * clock.pace
                 if report:
-                    # A heartbeat: a killed driver's pause starts about here.
-                    os.utime(os.path.join(run_dir, "replay.log"))
+                    # A heartbeat: a killed driver's pause starts about here
+                    # (in Slurm's time: under the virtual clock, the mtime
+                    # is set to the virtual time).
+                    heartbeat = os.path.join(run_dir, "replay.log")
+                    os.utime(heartbeat, (now, now) if clock.kind == "virtual" else None)
                 if report or i >= len(plan):
                     queued = queue_state(container, run_id)
                     if queued is None:
@@ -652,12 +759,12 @@ def run(args, run_dir, manifest, stopped=None):
                     finished = i >= len(plan) and pending == 0 and running == 0
                     if report and not finished:
                         done = len(submitted) - pending - running
-                        clock = max(0.0, (now - t0) * speedup)
-                        left = max(t0 + span - now,
-                                   time_left(plan, submitted, queued, now, speedup, nodes))
+                        log_clock = max(0.0, (now - t0) * speedup)
+                        left = clock.wall(max(t0 + span - now, time_left(
+                            plan, submitted, queued, now, speedup, nodes)))
                         progress(f"replay {run_id}: submitted {len(submitted)}/{len(plan)}, "
                                  f"running {running}, done {done}, "
-                                 f"log clock {fmt_time(clock)}, "
+                                 f"log clock {fmt_time(log_clock)}, "
                                  f"{'' if i < len(plan) else 'draining, '}"
                                  f"at least {fmt_time(left)} left")
                         last_report = now
@@ -804,6 +911,13 @@ def parse_args(argv):
     ap.add_argument("--root", default=".")
     ap.add_argument("--ta-speedup",
                     help="SC18's runtime model under the isolated policy")
+    ap.add_argument("--clock", default="scaled",
+                    help="scaled (divide the log's times by SPEEDUP) or virtual "
+                         "(Slurm's clock runs SPEEDUP times faster)")
+    ap.add_argument("--idle-jumps", type=int, default=1, choices=(0, 1),
+                    help="under the virtual clock, jump over idle time")
+    ap.add_argument("--state-dir", default=os.environ.get("TESTBED_STATE_DIR", ".state"),
+                    help="the testbed's state directory (the clock page's)")
     ap.add_argument("--auto-recover", type=int, default=0, choices=(0, 1),
                     help="restart a service that dies during the replay")
     args = ap.parse_args(argv)
@@ -812,6 +926,8 @@ def parse_args(argv):
     if args.pattern not in PATTERNS + ["mix"]:
         raise ReplayError(f"unknown PATTERN '{args.pattern}'; valid: "
                           f"{' '.join(PATTERNS)} mix")
+    if args.clock not in ("scaled", "virtual"):
+        raise ReplayError(f"CLOCK={args.clock}: expected scaled or virtual")
     if args.speedup <= 0 or args.jobs < 1 or args.first < 0:
         raise ReplayError("SPEEDUP must be > 0, JOBS >= 1, FIRST >= 0")
     if args.limit_grid <= 0:
@@ -837,8 +953,10 @@ def main(argv):
     signal.signal(signal.SIGINT, _interrupted)
     signal.signal(signal.SIGTERM, _interrupted)
     run_dir = None
+    state_dir = ""
     try:
         args = parse_args(argv)
+        state_dir = args.state_dir
         results = os.path.join(args.root, args.results)
         if args.resume:
             run_dir = os.path.join(results, args.resume)
@@ -869,7 +987,8 @@ def main(argv):
             path, log_name = logs.resolve(args.log, args.workloads_dir)
             log = logs.read(path)
             cluster, cluster_nodes = cluster_facts(args.root)
-            plan, too_big = make_plan(args, log, log_name, cluster_nodes)
+            clock = vclock.Clock(args.clock, args.speedup, vclock.page_path(state_dir))
+            plan, too_big = make_plan(args, log, log_name, cluster_nodes, clock.speedup)
             run_id = new_run_id(results, log_name or "log", args.policy)
             os.makedirs(results, exist_ok=True)
             run_dir = os.path.join(results, run_id)
@@ -888,8 +1007,11 @@ def main(argv):
                 "first": args.first, "jobs": len(plan),
                 "skipped_no_runtime": log.skipped_no_runtime,
                 "skipped_too_big": len(too_big), "seed": args.seed,
-                "speedup": args.speedup,
-                "limit_grid_s": limit_grid(args.limit_grid, args.speedup),
+                # log seconds per Slurm second: SPEEDUP, or 1 under the
+                # virtual clock, whose rate is clock_rate
+                "speedup": clock.speedup, "clock": clock.kind,
+                "clock_rate": clock.rate,
+                "limit_grid_s": limit_grid(args.limit_grid, clock.speedup),
                 "comm": args.comm, "pattern": args.pattern,
                 "ratio": args.ratio, "sparsity": args.sparsity,
                 "ta_speedup": args.ta_speedup,
@@ -897,14 +1019,16 @@ def main(argv):
                 "topology_sha256": topology_sha,
                 "git_revision": git_revision(args.root),
                 "slurm_version": ctl(container, "sinfo --version").strip(),
-                "t0": time.time() + 5,
+                "t0": clock.now() + 5 * clock.pace,
                 "wall_start": datetime.datetime.now(datetime.timezone.utc).isoformat(),
             }
             write_manifest(run_dir, manifest)
             log_line(run_dir, f"plan: {len(plan)} jobs, {len(too_big)} too big, "
                      f"{log.skipped_no_runtime} without runtime")
             print(f"replay {run_id}: {len(plan)} jobs of {path} on {cluster} "
-                  f"under {args.policy} at SPEEDUP={args.speedup:g}")
+                  f"under {args.policy} " + (
+                      f"on the virtual clock at rate {clock.rate:g}"
+                      if clock.kind == "virtual" else f"at SPEEDUP={args.speedup:g}"))
         container, submitted = run(args, run_dir, manifest,
                                    stopped if args.resume else None)
         missing = collect(container, run_dir, manifest, submitted)
@@ -917,16 +1041,16 @@ def main(argv):
                                          if missing else ""))
         print(f"results in {shown(run_dir, args.root)}/")
         return 0 if not missing else 1
-    except (ReplayError, logs.LogError) as e:
-        mark_stopped(run_dir)
+    except (ReplayError, logs.LogError, vclock.ClockError) as e:
+        mark_stopped(run_dir, state_dir)
         print(f"error: {e}", file=sys.stderr)
         return 1
     except OSError as e:
-        mark_stopped(run_dir)
+        mark_stopped(run_dir, state_dir)
         print(f"error: {os_error(e, run_dir)}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
-        mark_stopped(run_dir)
+        mark_stopped(run_dir, state_dir)
         print(f"\ninterrupted; continue with {resume_hint(run_dir)}", file=sys.stderr)
         return 130
 
