@@ -23,48 +23,6 @@ setup() { load helpers; }
 # The newest run directory of a policy.
 last_run() { ls -d "$ROOT"/results/*-theta-"$1"* | tail -n 1; }
 
-# check_run <run dir> [resumed]: a resumed run's jobs whose time passed
-# while the driver was stopped become eligible late, never early.
-check_run() {
-	local run=$1 resumed=${2:-} planned n s slack=3
-	s=$(jq .speedup "$run/manifest.json")
-	planned=$(($(wc -l <"$run/plan.tsv") - 1))
-	n=$(jq '.jobs | length' "$run/sacct.json")
-	assert_equal "$n" "$planned"
-	# Every job of the window once, COMPLETED.
-	assert_equal "$(jq '[.jobs[].name] | unique | length' "$run/sacct.json")" "$planned"
-	assert_equal "$(jq '[.jobs[] | select(.state.current[0] != "COMPLETED")] | length' "$run/sacct.json")" 0
-	assert_equal "$(jq -r .finished "$run/manifest.json")" true
-	# The run keeps the topology it ran on, for the report's APH.
-	assert_equal "$(sha256sum <"$run/topology.json" | cut -d' ' -f1)" \
-		"$(jq -r .topology_sha256 "$run/manifest.json")"
-	# Elapsed = scaled runtime / SPEEDUP, within 1 s (sacct counts whole
-	# seconds) plus up to 2 s of launch overhead (slurmstepd starting on a
-	# front end; seen up to 2.2 s with several jobs starting at once on a
-	# loaded 2-core machine).
-	jq -r '.jobs[] | [.time.elapsed, (.comment.administrator |
-		capture("runtime_scaled=(?<s>[0-9.e+]+)").s)] | @tsv' "$run/sacct.json" |
-		awk -v s="$s" -v slack="$slack" '{d = $1 - $2 / s; if (d < -1 || d > slack) {print "elapsed " $1 " for " $2 / s; bad = 1}}
-		     END {exit bad}'
-	# Eligible times follow the log: t0 + offset / SPEEDUP, within 1 s.
-	local t0
-	t0=$(jq .t0 "$run/manifest.json")
-	join <(tail -n +2 "$run/plan.tsv" | awk '{print $1, $2}' | sort) \
-		<(jq -r '.jobs[] | [(.name | split(":")[1]), .time.eligible] | @tsv' "$run/sacct.json" | sort) |
-		awk -v t0="$t0" -v s="$s" -v late="${resumed:+1}" '{d = $3 - (t0 + $2 / s); if (d < -1 || (d > 1 && !late)) {print "job " $1 " eligible off by " d; bad = 1}}
-		     END {exit bad}'
-	# Time limits: five times the log runtime (the window has no requested
-	# times), rounded up to the manifest's log-time grid, in wall minutes.
-	local grid
-	grid=$(jq .limit_grid_s "$run/manifest.json")
-	[ "$grid" != null ] || fail "manifest has no limit_grid_s"
-	join <(tail -n +2 "$run/plan.tsv" | awk '{print $1, $3}' | sort) \
-		<(jq -r '.jobs[] | [(.name | split(":")[1]), .time.limit.number] | @tsv' "$run/sacct.json" | sort) |
-		awk -v g="$grid" -v s="$s" '{w = 5 * $2; k = int(w / g); if (k * g < w - 1e-6) k++; m = k * g / s / 60;
-		     if ($3 != m) {print "job " $1 " limit " $3 " min, expected " m; bad = 1}}
-		     END {exit bad}'
-}
-
 @test "a replay under the paper's baseline (default1905) completes with the log's runtimes and eligible times" {
 	run make -s -C "$ROOT" replay "${REPLAY_ARGS[@]}" POLICY=default1905
 	assert_success

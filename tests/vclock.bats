@@ -1,0 +1,133 @@
+#!/usr/bin/env bats
+# The virtual clock in the cluster (docs/vclock.md): every Slurm process on
+# one clock page, Slurm's timeouts scaled with its rate, and replays with
+# CLOCK=virtual. The preload library's own checks (no Docker) are
+# tests/vclock/run.sh, in `make test` too.
+
+PAGE=/run/testbed-vclock/clock
+
+setup_file() {
+	load helpers
+	make -s -C "$ROOT" down >/dev/null
+	# Timeouts for rate 100, as a CLOCK=virtual SPEEDUP=100 replay sets them.
+	CLOCK_RATE=100 make -s -C "$ROOT" up CLUSTER=tiny >/dev/null
+	make -s -C "$ROOT" exec CMD='scancel -u root' >/dev/null
+}
+
+teardown_file() {
+	load helpers
+	make -s -C "$ROOT" exec CMD="tb-vclock set-rate $PAGE 1 >/dev/null; scancel -u root" >/dev/null 2>&1 || true
+	make -s -C "$ROOT" down >/dev/null
+}
+
+setup() { load helpers; }
+
+container() {
+	docker ps -q --filter "label=com.docker.compose.project=${TESTBED_PROJECT:-testbed}" \
+		--filter "label=com.docker.compose.service=$1"
+}
+
+@test "the generated configuration scales Slurm's timeouts with the clock's rate" {
+	local conf
+	conf=$(cluster_dir tiny)/slurm.conf
+	grep -qx 'MessageTimeout=3000' "$conf"
+	grep -qx 'SlurmdTimeout=0' "$conf"
+	grep -qx 'AuthInfo=cred_expire=12000' "$conf"
+	grep -q '^SchedulerParameters=.*,bf_max_time=100$' "$conf"
+	assert_equal "$(make -s -C "$ROOT" exec CMD='scontrol show config' | awk '$1 == "MessageTimeout" {print $3}')" 3000
+	generate tiny --clock-rate 1
+	grep -qx 'MessageTimeout=30' "$ROOT/build/test-config/tiny/slurm.conf"
+	grep -qx 'SlurmdTimeout=300' "$ROOT/build/test-config/tiny/slurm.conf"
+	run generate tiny --clock-rate 0
+	assert_failure
+	assert_output "error: tiny: clock rate 0: expected a number above 0, at most 1e6"
+}
+
+@test "every Slurm daemon of every container reads the cluster's virtual clock, within 0.5 s at rate 100" {
+	make -s -C "$ROOT" exec CMD="tb-vclock set-rate $PAGE 100 >/dev/null && tb-vclock jump $PAGE --by 1000 >/dev/null"
+	local svc c daemon out
+	for svc in slurmctld slurmdbd emu1; do
+		c=$(container "$svc")
+		[ -n "$c" ] || fail "no $svc container"
+		case $svc in
+		slurmctld) daemon=slurmctld ;; slurmdbd) daemon=slurmdbd ;; *) daemon=slurmd ;;
+		esac
+		# The daemon itself has the preload mapped (not only docker exec's shell).
+		docker exec "$c" bash -c "grep -q libtbvclock /proc/\$(pgrep -xo $daemon)/maps" ||
+			fail "$daemon in $svc does not have libtbvclock.so loaded"
+		# The preloaded date, before and after the page's own reading (by
+		# system calls): the page's time must fall between them, give or
+		# take 0.5 virtual s. Unpreloaded, date would be 1000 s behind.
+		out=$(docker exec "$c" bash -c "a=\$(date +%s.%N); b=\$(tb-vclock now $PAGE | awk '{print \$3}'); c=\$(date +%s.%N); echo \$a \$b \$c")
+		awk '{ if (!($3 >= $1 - 0.5 && $3 <= $4 + 0.5 && $4 - $1 < 5)) { print "'"$svc"': " $0; exit 1 } }' <<<"$out" ||
+			fail "$svc's time is off the page's: $out"
+	done
+}
+
+@test "a cluster idles 2 minutes of wall time at rate 100: every node up, no timeout or credential error" {
+	make -s -C "$ROOT" exec CMD="tb-vclock set-rate $PAGE 100 >/dev/null"
+	local since v0 v1 c nodes lines
+	since=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+	# The front ends' own log files: only what they write from now on.
+	lines=$(docker exec "$(container emu1)" bash -c 'cat /var/log/slurm/slurmd-*.log' | wc -l)
+	c=$(container slurmctld)
+	v0=$(docker exec "$c" date +%s)
+	sleep 120
+	v1=$(docker exec "$c" date +%s)
+	# 2 min at rate 100: 12,000 virtual s (docker exec's own latency aside).
+	awk -v d=$((v1 - v0)) 'BEGIN { exit !(d > 11500 && d < 12600) }' ||
+		fail "the clock advanced $((v1 - v0)) virtual s in 120 s"
+	nodes=$(make -s -C "$ROOT" exec CMD="sinfo -h -t idle -o %D")
+	assert_equal "$nodes" 32
+	local bad
+	bad=$(for c in $(docker ps -q --filter "label=com.docker.compose.project=${TESTBED_PROJECT:-testbed}"); do
+		docker logs --since "$since" "$c" 2>&1
+	done | grep -iE 'error|timed? ?out|expired|credential|not responding|EAGAIN|EBUSY|Resource temporarily' || true)
+	bad+=$(docker exec "$(container emu1)" bash -c 'cat /var/log/slurm/slurmd-*.log' |
+		tail -n +$((lines + 1)) | grep -iE 'error|timed? ?out|expired|credential|not responding' || true)
+	[ -z "$bad" ] || fail "errors while idling: $bad"
+	make -s -C "$ROOT" exec CMD="tb-vclock set-rate $PAGE 1 >/dev/null"
+}
+
+@test "CLOCK=virtual replays in log seconds: runtimes, begin times and limits exact, idle time jumped, rate 1 after" {
+	local before run t0 t1 span
+	before=$(ls -d "$ROOT"/results/*-theta-default1905* 2>/dev/null || true)
+	t0=$SECONDS
+	run make -s -C "$ROOT" replay LOG=theta JOBS=12 SCALE=16 POLICY=default1905 CLOCK=virtual SPEEDUP=1000
+	t1=$SECONDS
+	assert_success
+	assert_output --partial "on the virtual clock at rate 1000"
+	for run in "$ROOT"/results/*-theta-default1905*; do
+		grep -qxF "$run" <<<"$before" || break
+	done
+	jq -e '.clock == "virtual" and .clock_rate == 1000 and .speedup == 1' "$run/manifest.json" >/dev/null ||
+		fail "manifest: $(jq -c '{clock, clock_rate, speedup}' "$run/manifest.json")"
+	# Every job COMPLETED once, eligible at t0 + its log offset, limits in
+	# log minutes (helpers.bash), with SPEEDUP 1: Slurm's time is log time.
+	# A job ends at its start + its runtime, so launch latency is not added
+	# to it; Slurm's own completion path (job exit, slurmstepd, slurmd,
+	# slurmctld: a few ms of wall time) is, times the rate: up to 50 s at
+	# rate 1000 (seen: 6-27 s).
+	check_run "$run" "" 50
+	# The window's idle stretches were jumped over, and not its jobs.
+	[ "$(jq '.clock_jumps // 0' "$run/manifest.json")" -ge 1 ]
+	# Faster than the log: its span (last end - first submit) in log
+	# seconds, over the replay's wall time, beats the rate / 4.
+	span=$(jq '([.jobs[].time.end] | max) - ([.jobs[].time.eligible] | min)' "$run/sacct.json")
+	awk -v s="$span" -v w=$((t1 - t0)) 'BEGIN { exit !(s / w > 250) }' ||
+		fail "$span log s in $((t1 - t0)) wall s"
+	# The clock is back at rate 1.
+	make -s -C "$ROOT" exec CMD="tb-vclock now $PAGE" | grep -q ' rate 1 '
+	run make -s -C "$ROOT" report RUN="$(basename "$run")"
+	assert_success
+	grep -q 'virtual clock x1000' "$run/summary.md"
+}
+
+@test "CLOCK and a virtual SPEEDUP are checked before anything changes" {
+	run make -s -C "$ROOT" replay LOG=theta CLOCK=sundial
+	assert_failure
+	assert_output --partial "CLOCK=sundial: expected scaled (divide the log's times by SPEEDUP) or virtual (run Slurm's clock SPEEDUP times faster)"
+	run make -s -C "$ROOT" replay LOG=theta CLOCK=virtual SPEEDUP=fast
+	assert_failure
+	assert_output --partial "SPEEDUP=fast: expected the virtual clock's rate, a number above 0 and at most 1000000"
+}
