@@ -15,6 +15,9 @@
  * Whenever the library cannot decide (no topology JSON, a job with -w or
  * --contiguous, a policy failure), tree's own choice stands: a job is
  * never refused here for something the library did wrong.
+ *
+ * The inputs (policy, readings, a job's profile and matrix) are read in
+ * commtree_input.c, tree's state is saved and restored in commtree_state.c.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -34,6 +37,7 @@
 #include "src/slurmctld/slurmctld.h"
 
 #include "commtree.h"
+#include "commtree_eval.h"
 #include "../lib/cost.h"
 #include "../lib/matrix.h"
 #include "../lib/options.h"
@@ -50,34 +54,6 @@ static struct tb_topology *topo;
 static int *slurm_of;		/* topology node -> Slurm node index, or -1 */
 static int *topo_of;		/* Slurm node index -> topology node, or -1 */
 static int topo_of_count;
-
-/*
- * Whether a job's matrix parsed, by job id (direct-mapped: a job pushed out
- * is parsed again). A matrix cannot change after submission, and backfill
- * tests every pending job several times a cycle; parsing a 100 KB matrix
- * each time showed in slurmctld's CPU time.
- */
-#define MATRIX_SEEN_SLOTS 4096
-enum { MATRIX_UNSEEN, MATRIX_OK, MATRIX_BAD };
-struct matrix_seen {
-	uint32_t job_id;
-	int state;
-};
-static struct matrix_seen matrix_seen[MATRIX_SEEN_SLOTS];
-
-/*
- * Whether a running job is communication-intensive, by job id (direct-
- * mapped like matrix_seen): every eval marks the nodes of every running
- * job, and parsing each one's comment and SPANK environment every time
- * cost more than the policy's own decision on large machines. A job's
- * profile is fixed at submission.
- */
-#define COMM_SEEN_SLOTS 8192
-struct comm_seen {
-	uint32_t job_id;
-	int comm;		/* 0 or 1 */
-};
-static struct comm_seen comm_seen[COMM_SEEN_SLOTS];
 
 extern void commtree_free_topology(void)
 {
@@ -120,183 +96,6 @@ extern void commtree_load_topology(void)
 	xfree(path);
 }
 
-/* TopologyParam=...,policy_<name>,... ; default when absent or unknown. */
-static enum tb_policy _policy(void)
-{
-	static char *warned;
-	const char *p = xstrstr(slurm_conf.topology_param, "policy_");
-	char name[32];
-	enum tb_policy policy;
-	size_t n;
-
-	if (!p)
-		return TB_POLICY_DEFAULT;
-	p += strlen("policy_");
-	n = strcspn(p, ",");
-	if (n >= sizeof(name))
-		n = sizeof(name) - 1;
-	memcpy(name, p, n);
-	name[n] = '\0';
-	if (tb_policy_parse(name, &policy)) {
-		if (xstrcmp(warned, name)) {
-			error("topology/commtree: unknown policy '%s' in TopologyParam; using default",
-			      name);
-			xfree(warned);
-			warned = xstrdup(name);
-		}
-		return TB_POLICY_DEFAULT;
-	}
-	return policy;
-}
-
-/*
- * The library's named readings (options.h) from TopologyParam's key=value
- * words (make up OPTIONS=...); the papers' forms when none. A word the
- * library does not know is logged once and the papers' forms are used.
- */
-static struct tb_options _options(void)
-{
-	static char *warned;
-	struct tb_options o = tb_options_default();
-	char *text = NULL, err[200];
-	const char *p = slurm_conf.topology_param;
-
-	while (p && *p) {
-		size_t n = strcspn(p, ",");
-		if (memchr(p, '=', n))
-			xstrfmtcat(text, "%s%.*s", text ? " " : "", (int) n, p);
-		p += n + (p[n] == ',');
-	}
-	if (text && tb_options_parse(text, &o, err, sizeof(err))) {
-		if (xstrcmp(warned, text)) {
-			error("topology/commtree: TopologyParam: %s; using the papers' forms",
-			      err);
-			xfree(warned);
-			warned = xstrdup(text);
-		}
-		o = tb_options_default();
-	}
-	xfree(text);
-	return o;
-}
-
-/* The TreeMatch policies (IJHPCA 2018) place by the job's matrix. */
-static bool _uses_matrix(enum tb_policy policy)
-{
-	return policy == TB_POLICY_TM_A || policy == TB_POLICY_TM_I ||
-	       policy == TB_POLICY_TM_SUB || policy == TB_POLICY_TM_SUB3;
-}
-
-/* NAME=value in the job's SPANK environment (spank_testbed.c puts the
- * --comm and --comm-matrix values there), or NULL. */
-static const char *_spank_value(job_record_t *job_ptr, const char *name)
-{
-	size_t n = strlen(name);
-
-	for (uint32_t i = 0; i < job_ptr->spank_job_env_size; i++) {
-		const char *e = job_ptr->spank_job_env[i];
-		if (e && !strncmp(e, name, n) && e[n] == '=')
-			return e + n + 1;
-	}
-	return NULL;
-}
-
-/* Logs a job's bad input once, not at every scheduling pass. */
-static void _warn_once(job_record_t *job_ptr, const char *why)
-{
-	static uint32_t last_job_id;
-
-	if (job_ptr->job_id == last_job_id)
-		return;
-	last_job_id = job_ptr->job_id;
-	error("topology/commtree: %pJ: %s; allocating as default", job_ptr,
-	      why);
-}
-
-/* The profile from --comment (the study's logs), overridden by --comm.
- * Returns NULL, or why the job must fall back to default. */
-static const char *_job_profile(job_record_t *job_ptr, struct tb_profile *prof,
-				bool quiet)
-{
-	const char *spank = _spank_value(job_ptr, "TESTBED_PROFILE");
-	struct tb_profile given;
-	char err[160], why[200];
-
-	if (tb_profile_parse(job_ptr->comment, prof, err, sizeof(err))) {
-		/* No profile: a compute-intensive job of the log. */
-		*prof = (struct tb_profile) { .comm = 0,
-					      .pattern = TB_PATTERN_RD,
-					      .comm_fraction = 0.5 };
-		if (job_ptr->comment && !quiet)
-			debug("topology/commtree: %pJ %s", job_ptr, err);
-	}
-	if (_spank_value(job_ptr, "TESTBED_COMM_MATRIX"))
-		prof->comm = 1;
-	if (!spank)
-		return NULL;
-	if (tb_profile_parse(spank, &given, err, sizeof(err))) {
-		snprintf(why, sizeof(why), "--comm: %s", err);
-		if (!quiet)
-			_warn_once(job_ptr, why);
-		return "bad_comm";
-	}
-	prof->comm = given.comm;
-	prof->pattern = given.pattern;
-	prof->comm_fraction = given.comm_fraction;
-	return NULL;
-}
-
-/* The --comm-matrix, if any, into *out when need is set (else only checked,
- * once per job). Returns NULL, or why the job must fall back to default. */
-static const char *_job_matrix(job_record_t *job_ptr, struct tb_matrix **out,
-			       bool need)
-{
-	const char *spank = _spank_value(job_ptr, "TESTBED_COMM_MATRIX");
-	uint32_t id = job_ptr->job_id;
-	struct matrix_seen *seen = &matrix_seen[id % MATRIX_SEEN_SLOTS];
-	char err[256], *text;
-	int rc;
-
-	*out = NULL;
-	if (!spank)
-		return NULL;
-	if (!need && id && seen->job_id == id && seen->state != MATRIX_UNSEEN)
-		return seen->state == MATRIX_BAD ? "bad_matrix" : NULL;
-	text = xstrdup(spank);
-	for (char *c = text; *c; c++)
-		if (*c == ';')
-			*c = '\n';
-	rc = tb_matrix_parse(text, strlen(text), "--comm-matrix", out, err,
-			     sizeof(err));
-	xfree(text);
-	if (id) {
-		seen->job_id = id;
-		seen->state = rc ? MATRIX_BAD : MATRIX_OK;
-	}
-	if (!need) {
-		tb_matrix_free(*out);
-		*out = NULL;
-	}
-	if (rc) {
-		_warn_once(job_ptr, err);
-		return "bad_matrix";
-	}
-	return NULL;
-}
-
-/* Whether a job is communication-intensive, cached by job id. */
-static bool _job_comm(job_record_t *job_ptr)
-{
-	struct comm_seen *seen = &comm_seen[job_ptr->job_id % COMM_SEEN_SLOTS];
-	struct tb_profile prof;
-
-	if (!job_ptr->job_id || seen->job_id != job_ptr->job_id) {
-		seen->job_id = job_ptr->job_id;
-		seen->comm = !_job_profile(job_ptr, &prof, true) && prof.comm;
-	}
-	return seen->comm;
-}
-
 struct mark_args {
 	struct tb_occupancy *occ;
 };
@@ -325,7 +124,7 @@ static int _mark_job(void *x, void *arg)
 				occ->job[k] = id;
 		}
 	}
-	if (!IS_JOB_RUNNING(job_ptr) || !_job_comm(job_ptr))
+	if (!IS_JOB_RUNNING(job_ptr) || !commtree_job_comm(job_ptr))
 		return 0;
 	for (int i = 0; (i = bit_ffs_from_bit(job_ptr->node_bitmap, i)) >= 0;
 	     i++) {
@@ -454,7 +253,7 @@ static void _record(job_record_t *job_ptr, enum tb_policy policy,
 	 * TreeMatch policies use their paper's model instead, T' = (1 + R a -
 	 * a) T with R the hop-bytes ratio to the default's (IJHPCA 2018,
 	 * Sec. 3.2), whose default is Slurm's topology best fit. */
-	if (_uses_matrix(policy) && matrix && job->comm)
+	if (commtree_uses_matrix(policy) && matrix && job->comm)
 		scaled = tb_treematch_runtime(prof->runtime,
 					      prof->comm_fraction,
 					      hop_bytes[policy],
@@ -564,95 +363,6 @@ static void _log_timing(job_record_t *job_ptr, enum tb_policy policy,
 }
 
 /*
- * What tree's eval changes besides node_map (topology.h marks them
- * UPDATED): the job's CPU count and, per usable node, its core bitmap and
- * available resources. Saved before our narrowed try so that, when tree
- * refuses it, tree decides on exactly the state it was given.
- */
-struct eval_state {
-	bitstr_t *node_map;
-	uint16_t avail_cpus;
-	int n;			/* nodes saved */
-	int *index;
-	bitstr_t **core;
-	avail_res_t *res;
-	uint16_t **cores_per_sock;
-};
-
-/* Returns false when the state holds what cannot be copied (GRES lists). */
-static bool _save_state(topology_eval_t *te, struct eval_state *st)
-{
-	int nodes = bit_set_count(te->node_map), n = 0;
-
-	memset(st, 0, sizeof(*st));
-	for (int i = 0; (i = bit_ffs_from_bit(te->node_map, i)) >= 0; i++)
-		if (te->avail_res_array && te->avail_res_array[i] &&
-		    te->avail_res_array[i]->sock_gres_list)
-			return false;
-	st->node_map = bit_copy(te->node_map);
-	st->avail_cpus = te->avail_cpus;
-	st->index = xcalloc(nodes ? nodes : 1, sizeof(int));
-	st->core = xcalloc(nodes ? nodes : 1, sizeof(bitstr_t *));
-	st->res = xcalloc(nodes ? nodes : 1, sizeof(avail_res_t));
-	st->cores_per_sock = xcalloc(nodes ? nodes : 1, sizeof(uint16_t *));
-	for (int i = 0; (i = bit_ffs_from_bit(te->node_map, i)) >= 0; i++) {
-		avail_res_t *r = te->avail_res_array ?
-				 te->avail_res_array[i] : NULL;
-		st->index[n] = i;
-		if (te->avail_core && te->avail_core[i])
-			st->core[n] = bit_copy(te->avail_core[i]);
-		if (r) {
-			st->res[n] = *r;
-			if (r->avail_cores_per_sock && r->sock_cnt) {
-				size_t sz = r->sock_cnt * sizeof(uint16_t);
-				st->cores_per_sock[n] = xmalloc(sz);
-				memcpy(st->cores_per_sock[n],
-				       r->avail_cores_per_sock, sz);
-			}
-		}
-		n++;
-	}
-	st->n = n;
-	return true;
-}
-
-static void _restore_state(topology_eval_t *te, struct eval_state *st)
-{
-	bit_copybits(te->node_map, st->node_map);
-	te->avail_cpus = st->avail_cpus;
-	for (int k = 0; k < st->n; k++) {
-		int i = st->index[k];
-		avail_res_t *r = te->avail_res_array ?
-				 te->avail_res_array[i] : NULL;
-		if (st->core[k] && te->avail_core && te->avail_core[i])
-			bit_copybits(te->avail_core[i], st->core[k]);
-		if (r) {
-			uint16_t *cps = r->avail_cores_per_sock;
-			*r = st->res[k];
-			/* The array itself stays tree's; its contents
-			 * come back. */
-			r->avail_cores_per_sock = cps;
-			if (cps && st->cores_per_sock[k])
-				memcpy(cps, st->cores_per_sock[k],
-				       st->res[k].sock_cnt * sizeof(uint16_t));
-		}
-	}
-}
-
-static void _free_state(struct eval_state *st)
-{
-	FREE_NULL_BITMAP(st->node_map);
-	for (int k = 0; k < st->n; k++) {
-		FREE_NULL_BITMAP(st->core[k]);
-		xfree(st->cores_per_sock[k]);
-	}
-	xfree(st->index);
-	xfree(st->core);
-	xfree(st->res);
-	xfree(st->cores_per_sock);
-}
-
-/*
  * Whether this eval only asks whether the job could ever run (at
  * submission, and after a failed placement: SELECT_MODE_TEST_ONLY, which
  * topology_eval_t does not carry). Every generated partition is
@@ -726,8 +436,8 @@ extern int commtree_eval(topology_eval_t *topo_eval,
 			 commtree_tree_eval_t tree_eval)
 {
 	job_record_t *job_ptr = topo_eval->job_ptr;
-	enum tb_policy policy = _policy();
-	struct tb_options opts = _options();
+	enum tb_policy policy = commtree_policy();
+	struct tb_options opts = commtree_options();
 	bool timing = xstrstr(slurm_conf.topology_param, "commtree_timing");
 	struct tb_occupancy *occ;
 	struct tb_matrix *matrix = NULL;
@@ -758,11 +468,12 @@ extern int commtree_eval(topology_eval_t *topo_eval,
 	record = job_ptr->job_id && IS_JOB_PENDING(job_ptr) &&
 		 !(job_ptr->bit_flags & BACKFILL_TEST) &&
 		 !_test_only(topo_eval);
-	fallback = _job_profile(job_ptr, &prof, false);
+	fallback = commtree_job_profile(job_ptr, &prof, false);
 	/* The TreeMatch policies place by the matrix, at every eval. */
 	if (!fallback)
-		fallback = _job_matrix(job_ptr, &matrix,
-				       record || _uses_matrix(policy));
+		fallback = commtree_job_matrix(job_ptr, &matrix,
+					       record ||
+					       commtree_uses_matrix(policy));
 	/* --switches=N: only tree knows how to honour it. */
 	if (!fallback && policy != TB_POLICY_DEFAULT && job_ptr->req_switch)
 		fallback = "switches";
@@ -797,7 +508,7 @@ extern int commtree_eval(topology_eval_t *topo_eval,
 		}
 		if (st != TB_OK) {
 			fallback = _status_fallback(st);
-		} else if (!(saved = _save_state(topo_eval, &state))) {
+		} else if (!(saved = commtree_save_state(topo_eval, &state))) {
 			fallback = "gres";
 		} else {
 			bit_clear_all(topo_eval->node_map);
@@ -816,13 +527,13 @@ extern int commtree_eval(topology_eval_t *topo_eval,
 		 * on the state it was first given. */
 		debug("topology/commtree: %pJ: %s's nodes refused (%s); using topology/tree's",
 		      job_ptr, tb_policy_name(policy), slurm_strerror(rc));
-		_restore_state(topo_eval, &state);
+		commtree_restore_state(topo_eval, &state);
 		policy = TB_POLICY_DEFAULT;
 		fallback = "refused";
 		rc = tree_eval(topo_eval);
 	}
 	if (saved)
-		_free_state(&state);
+		commtree_free_state(&state);
 	if (timing)
 		_log_timing(job_ptr, policy, occ, &job, snapshot_us, tree_us);
 	if (rc == SLURM_SUCCESS && record)

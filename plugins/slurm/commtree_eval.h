@@ -1,0 +1,45 @@
+/* What commtree_eval.c takes from commtree_input.c and commtree_state.c. */
+#ifndef COMMTREE_EVAL_H
+#define COMMTREE_EVAL_H
+
+#include "commtree.h"
+#include "../lib/matrix.h"
+#include "../lib/options.h"
+#include "../lib/policy.h"
+#include "../lib/profile.h"
+
+/* --- a decision's inputs (commtree_input.c) ---------------------------- */
+
+extern enum tb_policy commtree_policy(void);
+extern struct tb_options commtree_options(void);
+extern bool commtree_uses_matrix(enum tb_policy policy);
+extern const char *commtree_job_profile(job_record_t *job_ptr,
+					struct tb_profile *prof, bool quiet);
+extern const char *commtree_job_matrix(job_record_t *job_ptr,
+				       struct tb_matrix **out, bool need);
+extern bool commtree_job_comm(job_record_t *job_ptr);
+
+/* --- the state tree's eval changes (commtree_state.c) ------------------- */
+
+/*
+ * What tree's eval changes besides node_map (topology.h marks them
+ * UPDATED): the job's CPU count and, per usable node, its core bitmap and
+ * available resources. Saved before our narrowed try so that, when tree
+ * refuses it, tree decides on exactly the state it was given.
+ */
+struct eval_state {
+	bitstr_t *node_map;
+	uint16_t avail_cpus;
+	int n;			/* nodes saved */
+	int *index;
+	bitstr_t **core;
+	avail_res_t *res;
+	uint16_t **cores_per_sock;
+};
+
+extern bool commtree_save_state(topology_eval_t *te, struct eval_state *st);
+extern void commtree_restore_state(topology_eval_t *te,
+				   struct eval_state *st);
+extern void commtree_free_state(struct eval_state *st);
+
+#endif
