@@ -420,7 +420,8 @@ def pace(manifest, short=False):
     virtual clock's rate (CLOCK=virtual, where Slurm lives in log time).
     short: S (a number) or "virtual xR", for tables."""
     if manifest.get("clock") == "virtual":
-        return f"virtual x{fnum(manifest.get('clock_rate')):g}"
+        rate = f"x{fnum(manifest.get('clock_rate')):g}"
+        return f"virtual {rate}" if short else f"virtual clock {rate}"
     return manifest["speedup"] if short else f"SPEEDUP={manifest['speedup']:g}"
 
 

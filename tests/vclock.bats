@@ -59,7 +59,7 @@ container() {
 		# system calls): the page's time must fall between them, give or
 		# take 0.5 virtual s. Unpreloaded, date would be 1000 s behind.
 		out=$(docker exec "$c" bash -c "a=\$(date +%s.%N); b=\$(tb-vclock now $PAGE | awk '{print \$3}'); c=\$(date +%s.%N); echo \$a \$b \$c")
-		awk '{ if (!($3 >= $1 - 0.5 && $3 <= $4 + 0.5 && $4 - $1 < 5)) { print "'"$svc"': " $0; exit 1 } }' <<<"$out" ||
+		awk '{ if (!($2 >= $1 - 0.5 && $2 <= $3 + 0.5 && $3 - $1 < 5)) { print "'"$svc"': " $0; exit 1 } }' <<<"$out" ||
 			fail "$svc's time is off the page's: $out"
 	done
 }
