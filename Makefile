@@ -13,7 +13,7 @@ SERVICE ?=
 export CLUSTER POLICY OPTIONS FRONTENDS EMULATORS SERVICE WORKLOADS_DIR TOPOLOGIES_DIR READY_TIMEOUT BENCH
 export DRY_RUN
 export ALLOW_BUSY AUTO_RECOVER TA_SPEEDUP LOG SPEEDUP JOBS FIRST SEED COMM PATTERN RATIO SPARSITY SCALE STRICT RESUME LEAD LIMIT_GRID RESULTS_DIR LOGS FROM FORCE
-export EXP PARALLEL POLICIES PATTERNS BASELINE
+export EXP PARALLEL POLICIES PATTERNS BASELINE LOADS TA_SPEEDUPS CLOCK IDLE_JUMPS
 # CMD goes to the script untouched: no make expansion of $, no shell
 # re-quoting, so quotes and $(...) reach the container as typed.
 TESTBED_CMD := $(value CMD)
@@ -79,7 +79,8 @@ help: ## list targets and parameters
 	@echo "Experiments (make experiment; alone it lists the definitions in experiments/):"
 	@echo "  EXP=<name>        run one: its replays, each on its own testbed, then table.md"
 	@echo "                    (results/experiments/<id>/); JOBS= SPEEDUP= SCALE= COMM= SEED= ..."
-	@echo "                    CLUSTER= POLICIES='...' PATTERNS='...' BASELINE= override the definition"
+	@echo "                    CLUSTER= POLICIES='...' PATTERNS='...' BASELINE= CLOCK= override the"
+	@echo "                    definition; sc18 kinds also LOADS='1 2' TA_SPEEDUPS='none v1'"
 	@echo "  PARALLEL=<n>      replays at once (default: the definition's, else 4)"
 	@echo "  RESUME=<exp-id>   continue an interrupted experiment"
 

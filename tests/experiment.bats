@@ -1,8 +1,9 @@
 #!/usr/bin/env bats
 # make experiment: the list of definitions, a bad EXP, tables from
 # hand-made runs (tests/fixtures/experiment: a default and a greedy run of
-# the same 3 jobs, SPEEDUP 3600 so that one wall second is one log hour),
-# and, last, one whole small experiment on tiny (needs Docker).
+# the same 3 jobs, SPEEDUP 3600 so that one wall second is one log hour;
+# sc18-runs: TO and TA runs of 4 jobs at two loads, for kind sc18), and,
+# last, one whole small experiment on tiny (needs Docker).
 
 setup() {
 	load helpers
@@ -119,6 +120,157 @@ csv_has() { grep -qxF "$1" "$OUT/table.csv" || fail "table.csv lacks: $1 ($(cat 
 		"$FX/runs/greedy" "$BATS_TEST_TMPDIR/g2"
 	assert_failure
 	assert_output "error: two runs of theta/rd/greedy: RG and RG"
+}
+
+# --- sc18 (tests/fixtures/experiment/sc18-runs: the lublin log at loads 1
+# and 2, TO and TA, and TA-V1 at load 1; sc18.exp works them out by hand).
+
+sc18_table() {
+	python3 "$ROOT/workloads/experiment.py" table --def "$1" --out "$OUT" "${@:2}" "$FX"/sc18-runs/*
+}
+
+# has <file> <line>: the exact line must be in the file.
+has() { grep -qxF -- "$2" "$1" || fail "$(basename "$1") lacks: $2"; }
+
+@test "sc18 plan: per log and load one TO run and one TA run per speed-up, SCALE / load, CLOCK passed on" {
+	local dir=$BATS_TEST_TMPDIR/sc18
+	run python3 "$ROOT/workloads/experiment.py" plan sc18-cab --id t --out "$dir"
+	assert_success
+	assert_output "experiment t: 42 replays"
+	# 2 logs x 3 loads x (TO + TA without and with 5, 10, 20 %, V1, V2).
+	assert_equal "$(cut -f6 "$dir/runs.tsv" | sort | uniq -c | tr -s ' ' | tr '\n' ';')" \
+		" 6 firstfit; 36 isolated;"
+	has "$dir/runs.tsv" "$(printf '1\tt-1\tcurie\tcab\tmix\tfirstfit\tCLOCK=virtual COMM=0 FIRST=0 JOBS=500 SCALE=3.888889 SEED=0 SPEEDUP=1000')"
+	has "$dir/runs.tsv" "$(printf '14\tt-14\tcurie\tcab\tmix\tisolated\tCLOCK=virtual COMM=0 FIRST=0 JOBS=500 SCALE=1.9444445 SEED=0 SPEEDUP=1000 TA_SPEEDUP=v2')"
+	has "$dir/runs.tsv" "$(printf '40\tt-40\tlublin\tcab\tmix\tisolated\tCLOCK=virtual COMM=0 FIRST=0 JOBS=150 SCALE=0.06584366666666668 SEED=0 SPEEDUP=1000 TA_SPEEDUP=20')"
+	# The load and the speed-ups can be narrowed from the command line.
+	run python3 "$ROOT/workloads/experiment.py" plan sc18-cab --id u --out "$BATS_TEST_TMPDIR/u" \
+		--set LOADS=2 --set TA_SPEEDUPS="none v1" --set CLOCK=scaled
+	assert_success
+	assert_output "experiment u: 6 replays"
+	has "$BATS_TEST_TMPDIR/u/runs.tsv" "$(printf '6\tu-6\tlublin\tcab\tmix\tisolated\tCLOCK=scaled COMM=0 FIRST=0 JOBS=150 SCALE=0.0987655 SEED=0 SPEEDUP=1000 TA_SPEEDUP=v1')"
+}
+
+@test "sc18 table: the paper's per-minute utilization, makespan, waits by size, against TO" {
+	run sc18_table "$FX/sc18.exp"
+	assert_success
+	local runs=$OUT/table-runs.csv
+	# As worked out in sc18.exp: utilization median and mean of the
+	# per-minute samples, report.py's, makespan, waits overall and by size.
+	has "$runs" "lublin,1,TO,firstfit,,0.197531,4,0,4,1,0.8,0.8,5,0.5,0,1,0.6666666667,3,L1TO"
+	has "$runs" "lublin,1,TA,isolated,,0.197531,4,0,4,0.75,0.6666666667,0.6666666667,6,1.25,1,1,1.333333333,3,L1TA"
+	has "$runs" "lublin,1,TA-V1,isolated,v1,0.197531,4,0,3.5,1,0.7,0.7,5,0.5,0,1,0.6666666667,3,L1V1"
+	has "$runs" "lublin,2,TA,isolated,,0.0987655,4,1,4.25,0.75,0.7083333333,0.7083333333,6,2,4,1,1.333333333,3,L2TA"
+	grep -qF '| lublin | x2 | TA-V1 (not run) |' "$OUT/table.md"
+	grep -qF '| lublin | x1 | TA | 0.75 | 1.20 | 2.50 | - | 2.00 |' "$OUT/table.md"
+	grep -qF -- '- 1 job of the lublin window larger than the cluster skipped at load x2' "$OUT/table.md"
+	# One figure of each kind: absolute (ratio), change, difference, a
+	# size range in two units, another machine, a setup not run.
+	has "$OUT/table.csv" "1,Aug on Tiny,tiny,wait_mean_h,TA,.5 h,1 h,2.000,up,lublin,h,0.5000,1.2500,2.500,up,yes,L1TO,L1TA"
+	has "$OUT/table.csv" "1,Aug on Tiny,tiny,wait_mean_h,TA-V1,.5 h,.4 h,0.800,down,lublin,h,0.5000,0.5000,1.000,=,no,L1TO,L1V1"
+	has "$OUT/table.csv" "1,Aug on Tiny,tiny,wait_increase_min,TA,,+45 min,,up,lublin,min,30.0000,75.0000,2.500,up,yes,L1TO,L1TA"
+	has "$OUT/table.csv" "1,Aug on Tiny,tiny,wait_3-8_h,TA,10 min,8 h,48.000,up,lublin,h,0.6667,1.3333,2.000,up,yes,L1TO,L1TA"
+	has "$OUT/table.csv" "2,Aug-2x on Tiny,tiny,utilization_drop_pct,TA,,10 % drop,0.900,down,lublin,fraction,1.0000,0.7500,0.750,down,yes,L2TO,L2TA"
+	has "$OUT/table.csv" "2,Aug-2x on Tiny,tiny,makespan_increase_pct,TA,,+9 %,1.090,up,lublin,h,5.0000,6.0000,1.200,up,yes,L2TO,L2TA"
+	has "$OUT/table.csv" "2,Nov-2x on Tiny,tiny,wait_mean_h,TA-V1,240 h,266 h,1.108,up,lublin,h,1.5000,,,,,L2TO,"
+	has "$OUT/table.csv" "2,Aug-2x on Pinot,pinot,wait_mean_h,TA,110 h,148 h,1.345,up,lublin,h,1.5000,2.0000,1.333,up,yes,L2TO,L2TA"
+	grep -qF '| x1 | Aug on Tiny | mean wait, increase | TA | - | +45 min | - | lublin | 30.0 | 75.0 (+45.0) | 2.50 | up, up | yes |' "$OUT/table.md"
+	grep -qF -- '- lublin: the direction agrees in 5 of 6 on Tiny; 1 of 1 on other machines.' "$OUT/table.md"
+}
+
+# The paper's figures as printed (../shared/papers/interference-free-sc18.txt),
+# checked against the paper's text when it is there: this fails if
+# experiments/sc18-cab.exp carries a wrong figure, or if a ratio or a
+# direction is computed wrong, on the paper's side or on ours.
+@test "sc18-cab: Table I and the text's figures as printed, their ratios and ours" {
+	local paper=$ROOT/../shared/papers/interference-free-sc18.txt line load machine name to ta v1 v2 s setup v ratio dir
+	run sc18_table sc18-cab
+	assert_success
+	# Table I, "Comparison of mean wait times (in hours)": TO TA TA-V1 TA-V2.
+	local table1=(
+		"1	cab	Aug on Cab	.15	.98	.8	.3"
+		"1	cab	Sept on Cab	295	330	327	307"
+		"1	cab	Nov on Cab	.01	.41	.31	.10"
+		"2	cab	Aug-2x on Cab	269	322	296	270"
+		"2	cab	Nov-2x on Cab	240	300	266	240"
+		"2	pinot	Aug-2x on Pinot	.15	1.2	.65	.29"
+		"2	pinot	Nov-2x on Pinot	.01	.69	.13	.04"
+		"3	pinot	Aug-3x on Pinot	110	148	126	103"
+	)
+	for line in "${table1[@]}"; do
+		IFS=$'\t' read -r load machine name to ta v1 v2 <<<"$line"
+		if [ -f "$paper" ]; then
+			grep -qxF "$(printf '%s\t%s\t%s\t%s\t%s' "$name" "$to" "$ta" "$v1" "$v2")" "$paper" ||
+				fail "the paper's Table I has no line: $name $to $ta $v1 $v2"
+		fi
+		for s in "TA:$ta" "TA-V1:$v1" "TA-V2:$v2"; do
+			setup=${s%%:*} v=${s#*:}
+			ratio=$(awk -v a="$v" -v b="$to" 'BEGIN { printf "%.3f", a / b }')
+			dir=$(awk -v a="$v" -v b="$to" 'BEGIN { r = sprintf("%.2f", a / b); print (r == "1.00" ? "=" : (a > b ? "up" : "down")) }')
+			grep -qF "$load,$name,$machine,wait_mean_h,$setup,$to h,$v h,$ratio,$dir,curie," "$OUT/table.csv" ||
+				fail "table.csv lacks $name $setup: $to h -> $v h, ratio $ratio, $dir"
+		done
+	done
+	# The text's figures (Sec. V-C to V-E).
+	if [ -f "$paper" ]; then
+		local quote
+		for quote in 'results in a $\sim 10\%$ drop in the system utilization' \
+			'the makespan increases by up to $\sim 9\%$ for TA' \
+			'TA V1 and TA V2 result in 9% and 4% longer makespan' \
+			'wait an additional 45 minutes in the August dataset and 38 hours in the Aug-3x dataset' \
+			'64-256 node jobs have to wait for almost eight hours with the topology-aware placement as opposed to 10 minutes' \
+			'64-257 node jobs in the August dataset only wait for 30 minutes'; do
+			grep -qF -- "$quote" "$paper" || fail "the paper does not say: $quote"
+		done
+	fi
+	has "$OUT/table.csv" "1,Sept on Cab,cab,utilization_drop_pct,TA,,10 % drop,0.900,down,lublin,fraction,1.0000,0.7500,0.750,down,yes,L1TO,L1TA"
+	has "$OUT/table.csv" "2,Aug-2x on Cab,cab,utilization_drop_pct,TA,,10 % drop,0.900,down,lublin,fraction,1.0000,0.7500,0.750,down,yes,L2TO,L2TA"
+	has "$OUT/table.csv" "1,Sept on Cab,cab,makespan_increase_pct,TA,,+9 %,1.090,up,lublin,h,5.0000,6.0000,1.200,up,yes,L1TO,L1TA"
+	has "$OUT/table.csv" "1,Sept on Cab,cab,makespan_increase_pct,TA-V1,,+9 %,1.090,up,lublin,h,5.0000,5.0000,1.000,=,no,L1TO,L1V1"
+	has "$OUT/table.csv" "1,Sept on Cab,cab,makespan_increase_pct,TA-V2,,+4 %,1.040,up,lublin,h,5.0000,,,,,L1TO,"
+	has "$OUT/table.csv" "3,Aug-3x on Pinot,pinot,makespan_increase_pct,TA,,+9 %,1.090,up,lublin,h,,,,,,,"
+	has "$OUT/table.csv" "1,Aug on Cab,cab,wait_increase_min,TA,,+45 min,,up,lublin,min,30.0000,75.0000,2.500,up,yes,L1TO,L1TA"
+	has "$OUT/table.csv" "3,Aug-3x on Pinot,pinot,wait_increase_h,TA,,+38 h,,up,lublin,h,,,,,,,"
+	has "$OUT/table.csv" "1,Aug on Cab,cab,wait_64-256_h,TA,10 min,8 h,48.000,up,lublin,h,,,,,,L1TO,L1TA"
+	has "$OUT/table.csv" "1,Aug on Cab,cab,wait_64-256_min,TA-20,10 min,30 min,3.000,up,lublin,min,,,,,,L1TO,"
+	# Ours beside them: the fixture's ratios and directions.
+	has "$OUT/table.csv" "2,Aug-2x on Cab,cab,wait_mean_h,TA,269 h,322 h,1.197,up,lublin,h,1.5000,2.0000,1.333,up,yes,L2TO,L2TA"
+	has "$OUT/table.csv" "1,Aug on Cab,cab,wait_mean_h,TA-V1,.15 h,.8 h,5.333,up,lublin,h,0.5000,0.5000,1.000,=,no,L1TO,L1V1"
+	assert_equal "$(grep -c ',wait_mean_h,' "$OUT/table.csv")" 48
+	grep -qF '| x2 | Aug-2x on Cab | mean wait | TA | 269 h | 322 h | 1.20 | lublin | 1.50 | 2.00 | 1.33 | up, up | yes |' "$OUT/table.md"
+	grep -qF -- '- lublin: the direction agrees in 9 of 13 on Cab; 2 of 2 on other machines.' "$OUT/table.md"
+	grep -qF -- "- the paper's Cab logs (Aug, Sept, Nov 2014) are not public" "$OUT/table.md"
+	grep -qF "Paper: Pollard, Jain, Herbein, Bhatele, SC18 (../shared/papers/interference-free-sc18.txt)." "$OUT/table.md"
+}
+
+@test "sc18: bad definitions, overrides and runs are one-line errors" {
+	local bad=$BATS_TEST_TMPDIR/bad.exp
+	sed 's/^loads .*/loads = 1 two/' "$FX/sc18.exp" >"$bad"
+	run sc18_table "$bad"
+	assert_failure
+	assert_output "error: $bad: loads '1 two': 'two' is not a number above 0"
+	sed 's/^paper.wait_3-8_h/paper.wait_3-9_h/' "$FX/sc18.exp" >"$bad"
+	run sc18_table "$bad"
+	assert_output "error: $bad: paper.wait_3-9_h.aug.1.TA: the size range 3-9 is not among size_bins '1-2 3-8'"
+	sed 's/^paper.makespan_increase_pct.aug.2.TA /paper.makespan_increase_pct.aug.2.TO /' "$FX/sc18.exp" >"$bad"
+	run sc18_table "$bad"
+	assert_output "error: $bad: paper.makespan_increase_pct.aug.2.TO: makespan_increase_pct compares a TA setup with TO; TO has none"
+	# A run whose SCALE is none of the definition's loads.
+	sed 's/^loads .*/loads = 1 3/' "$FX/sc18.exp" >"$bad"
+	run sc18_table "$bad"
+	assert_output "error: $FX/sc18-runs/L2TA: SCALE=0.0987655 is no load of the definition (SCALE 0.197531 for lublin divided by loads 1 3)"
+	run python3 "$ROOT/workloads/experiment.py" plan sc18-cab --id x --out "$BATS_TEST_TMPDIR/x" \
+		--set TA_SPEEDUPS="none v9"
+	assert_output "error: ta_speedups 'none v9': expected some of none 5 10 20 v1 v2"
+	run python3 "$ROOT/workloads/experiment.py" plan icpp-fig8 --id x --out "$BATS_TEST_TMPDIR/x" --set LOADS=2
+	assert_output "error: loads and ta_speedups are for kind sc18, not cost-by-size"
+	run python3 "$ROOT/workloads/experiment.py" plan sc18-cab --id x --out "$BATS_TEST_TMPDIR/x" --set CLOCK=warp
+	assert_output "error: CLOCK=warp: expected scaled or virtual"
+	[ ! -e "$BATS_TEST_TMPDIR/x" ] || fail "a half-made experiment directory is left"
+	# TA_SPEEDUP is each run's own (before anything starts).
+	run make -s -C "$ROOT" experiment EXP=sc18-cab TA_SPEEDUP=v1
+	assert_failure
+	assert_output --partial "TA_SPEEDUP=v1: an experiment's TA speed-ups come from its definition"
 }
 
 # End to end (Docker): two small replays on their own tiny testbeds, side

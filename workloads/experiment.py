@@ -11,17 +11,32 @@ of runs one needs, and the table that sets our results beside the paper's.
 replay: k, Compose project, log, cluster, pattern, policy, make variables);
 scripts/experiment starts them. `table` reads the runs' manifest.json and
 sacct.json (the numbers are report.py's own functions, as in metrics.json)
-and writes table.md and table.csv; the second form takes run directories
-directly (tests, or runs made by hand).
+and writes table.md and table.csv (kind sc18: also table-runs.csv, each
+run's figures); the second form takes run directories directly (tests, or
+runs made by hand).
 
 A definition is key = value lines ('#' starts a comment):
-  description, kind (continuous | shadow | cost-by-size), logs, cluster,
-  policies, baseline, patterns, metrics (continuous), baseline_per_pattern,
-  sample (shadow), size_bins (cost-by-size), parallel, note (repeatable);
-  UPPERCASE keys are replay parameters (JOBS, SPEEDUP, ...), and any of
-  cluster and the parameters may take a '.<log>' suffix for one log;
+  description, kind (continuous | shadow | cost-by-size | sc18), citation,
+  logs, cluster, policies, baseline, patterns, metrics (continuous),
+  baseline_per_pattern, sample (shadow), size_bins (cost-by-size, sc18),
+  loads and ta_speedups (sc18), parallel, note (repeatable);
+  UPPERCASE keys are replay parameters (JOBS, SPEEDUP, CLOCK, ...), and any
+  of cluster and the parameters may take a '.<log>' suffix for one log;
   paper.<metric>.<log>.<pattern>.<policy> = <number>, '*' where the paper
   gives one number for all logs, patterns or policies.
+
+Kind sc18 (the SC18 paper's QoS study) runs, per log, each load level
+(`loads`: job sizes multiplied by it, i.e. SCALE divided by it) under the
+baseline (TO) once and under the other policy (TA) once per entry of
+`ta_speedups` (none, or a TA_SPEEDUP scenario). Its paper figures are
+paper.<metric>.<workload>.<load>.<setup> = <number as printed>, with
+  metric   wait_mean_h|_min, wait_<from>-<to>_h|_min (one of size_bins),
+           wait_increase_h|_min (setup minus TO), utilization_drop_pct
+           (TO minus setup, % of TO), makespan_increase_pct (% of TO);
+  workload the paper's name (aug, sept, ...), '@<machine>' when it is not
+           the definition's cluster (aug@pinot);
+  load     the paper's size multiplier (1, 2, 3);
+  setup    TO, TA, TA-5, TA-10, TA-20, TA-V1, TA-V2.
 """
 
 import argparse
@@ -34,6 +49,7 @@ import os
 import random
 import re
 import shutil
+import statistics
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -41,15 +57,26 @@ ROOT = os.path.dirname(HERE)
 sys.path[:0] = [HERE, os.path.join(ROOT, "metrics")]
 import replay  # noqa: E402
 import report  # noqa: E402
-from logs import admin_fields  # noqa: E402
+import ta_speedup  # noqa: E402
+from logs import STUDY_SIZE_DIVISOR, admin_fields  # noqa: E402
 
-KINDS = ("continuous", "shadow", "cost-by-size")
+KINDS = ("continuous", "shadow", "cost-by-size", "sc18")
 INT_PARAMS = ("JOBS", "FIRST", "SEED", "FRONTENDS", "EMULATORS")
 FLOAT_PARAMS = ("SCALE", "SPEEDUP", "COMM", "LIMIT_GRID", "RATIO", "SPARSITY", "LEAD")
-PARAMS = INT_PARAMS + FLOAT_PARAMS + ("STRICT",)
+# Parameters that take one of a few words.
+WORD_PARAMS = {"STRICT": ("0", "1"), "CLOCK": ("scaled", "virtual"),
+               "IDLE_JUMPS": ("0", "1")}
+PARAMS = INT_PARAMS + FLOAT_PARAMS + tuple(WORD_PARAMS)
 # What the command line may override besides the parameters.
 LIST_OVERRIDES = {"POLICIES": "policies", "POLICY": "policies",
-                  "PATTERNS": "patterns", "PATTERN": "patterns"}
+                  "PATTERNS": "patterns", "PATTERN": "patterns",
+                  "LOADS": "loads", "TA_SPEEDUPS": "ta_speedups"}
+# sc18: the TA runs' speed-up scenarios (workloads/ta_speedup.py), and the
+# paper's names of the setups (Sec. V-C: TO, TA, TA 5 %, ..., TA V1, TA V2).
+TA_SCENARIOS = ("none",) + ta_speedup.SCENARIOS
+SC18_METRIC = re.compile(r"(wait_mean|wait_increase|wait_(\d+)-(\d+))_(h|min)"
+                         r"|utilization_drop_pct|makespan_increase_pct")
+DEFAULT_CITATION = "Agrawal et al., ICPP-W 2020"
 METRIC_TEXT = {"exec_hours": "execution time (h, total over jobs)",
                "wait_hours": "wait time (h, total over jobs)",
                "improvement_pct": "% less execution time than the baseline",
@@ -77,11 +104,15 @@ class Definition:
         self.baseline_per_pattern = False
         self.sample = 200
         self.size_bins = []
+        self.loads = ["1"]       # sc18: job-size multipliers
+        self.ta_speedups = ["none"]  # sc18: the TA runs' scenarios
+        self.citation = DEFAULT_CITATION
         self.parallel = 0
         self.params = {}         # (name, log or "") -> value
         self.notes = []
         self.overrides = []      # "K=V given on the command line (...)"
         self.paper = {}          # (metric, log, pattern, policy) -> number
+        self.paper_text = {}     # the same keys -> the number as written
 
     def cluster_of(self, log):
         return self.cluster.get(log, self.cluster.get(""))
@@ -100,9 +131,10 @@ class Definition:
 
 
 def check_number(name, value, where):
-    if name == "STRICT":
-        if value not in ("0", "1"):
-            raise ExperimentError(f"{where}STRICT={value}: expected 0 or 1")
+    if name in WORD_PARAMS:
+        if value not in WORD_PARAMS[name]:
+            raise ExperimentError(f"{where}{name}={value}: expected "
+                                  f"{' or '.join(WORD_PARAMS[name])}")
         return value
     try:
         v = int(value) if name in INT_PARAMS else float(value)
@@ -151,6 +183,7 @@ def parse_definition(path):
                 d.paper[tuple(parts[1:])] = float(value)
             except ValueError:
                 raise ExperimentError(f"{where}{key} = {value}: expected a number") from None
+            d.paper_text[tuple(parts[1:])] = value
         elif base in PARAMS:
             d.params[(base, log)] = check_number(base, value, where)
         elif base == "cluster":
@@ -164,8 +197,11 @@ def parse_definition(path):
             if value not in KINDS:
                 raise ExperimentError(f"{where}kind = {value}: expected one of {' '.join(KINDS)}")
             d.kind = value
-        elif key in ("logs", "policies", "patterns", "metrics", "size_bins"):
+        elif key in ("logs", "policies", "patterns", "metrics", "size_bins", "loads",
+                     "ta_speedups"):
             setattr(d, key, value.split())
+        elif key == "citation":
+            d.citation = value
         elif key == "baseline":
             d.baseline = value
         elif key == "baseline_per_pattern":
@@ -187,6 +223,8 @@ def parse_definition(path):
 def validate(d, where):
     if not d.logs:
         raise ExperimentError(f"{where}no logs")
+    if d.kind == "sc18" and not d.patterns:
+        d.patterns = ["mix"]
     check_names("policies", d.policies, replay.POLICIES, where)
     if d.baseline not in d.policies:
         raise ExperimentError(f"{where}the baseline '{d.baseline}' is not among the "
@@ -205,6 +243,82 @@ def validate(d, where):
     for b in d.size_bins:
         if not re.fullmatch(r"\d+(-\d+)?", b):
             raise ExperimentError(f"{where}size_bins '{b}': expected <n> or <from>-<to>")
+    if d.kind == "sc18":
+        validate_sc18(d, where)
+    elif d.loads != ["1"] or d.ta_speedups != ["none"]:
+        raise ExperimentError(f"{where}loads and ta_speedups are for kind sc18, not {d.kind}")
+
+
+def setup_name(scenario):
+    """The paper's name of a TA run's setup: TA, TA-5, ..., TA-V1, TA-V2."""
+    return "TA" if scenario in (None, "", "none") else "TA-" + scenario.upper()
+
+
+SETUPS = ("TO",) + tuple(setup_name(s) for s in TA_SCENARIOS)
+
+
+def validate_sc18(d, where):
+    others = [p for p in d.policies if p != d.baseline]
+    if len(d.policies) != 2 or len(others) != 1:
+        raise ExperimentError(f"{where}kind sc18 compares two policies, the baseline (TO) "
+                              f"and one other (TA); got '{' '.join(d.policies)}'")
+    if len(d.patterns) != 1:
+        raise ExperimentError(f"{where}kind sc18 takes one pattern; got '{' '.join(d.patterns)}'")
+    if not d.loads:
+        raise ExperimentError(f"{where}loads '': expected job-size multipliers, e.g. 1 2 3")
+    seen = set()
+    for load in d.loads:
+        try:
+            v = float(load)
+        except ValueError:
+            v = float("nan")
+        if not (math.isfinite(v) and v > 0):
+            raise ExperimentError(f"{where}loads '{' '.join(d.loads)}': '{load}' is not a "
+                                  "number above 0")
+        if v in seen:
+            raise ExperimentError(f"{where}loads '{' '.join(d.loads)}': {load} twice")
+        seen.add(v)
+    check_names("ta_speedups", d.ta_speedups, TA_SCENARIOS, where)
+    if len(set(d.ta_speedups)) != len(d.ta_speedups):
+        raise ExperimentError(f"{where}ta_speedups '{' '.join(d.ta_speedups)}': a scenario twice")
+    for key in d.paper:
+        metric, workload, load, setup = key
+        name = "paper." + ".".join(key)
+        m = SC18_METRIC.fullmatch(metric)
+        if not m:
+            raise ExperimentError(f"{where}{name}: unknown metric '{metric}'; expected "
+                                  "wait_mean_h|_min, wait_<from>-<to>_h|_min, "
+                                  "wait_increase_h|_min, utilization_drop_pct or "
+                                  "makespan_increase_pct")
+        if m.group(2) and f"{m.group(2)}-{m.group(3)}" not in d.size_bins:
+            raise ExperimentError(f"{where}{name}: the size range {m.group(2)}-{m.group(3)} "
+                                  f"is not among size_bins '{' '.join(d.size_bins)}'")
+        if not re.fullmatch(r"[a-z0-9-]+(@[a-z0-9-]+)?", workload):
+            raise ExperimentError(f"{where}{name}: workload '{workload}': expected "
+                                  "<name> or <name>@<machine> (lowercase)")
+        try:
+            ok = float(load) > 0
+        except ValueError:
+            ok = False
+        if not ok:
+            raise ExperimentError(f"{where}{name}: load '{load}': expected the paper's "
+                                  "size multiplier, a number above 0")
+        if setup not in SETUPS:
+            raise ExperimentError(f"{where}{name}: setup '{setup}': expected one of "
+                                  f"{' '.join(SETUPS)}")
+        if setup == "TO" and metric_type(metric) != "absolute":
+            raise ExperimentError(f"{where}{name}: {metric} compares a TA setup with TO; "
+                                  "TO has none")
+
+
+def metric_type(metric):
+    """absolute (a value per setup), change (% of TO's) or difference
+    (setup minus TO)."""
+    if metric in ("utilization_drop_pct", "makespan_increase_pct"):
+        return "change"
+    if metric.startswith("wait_increase_"):
+        return "difference"
+    return "absolute"
 
 
 def find_definition(name_or_path, directory):
@@ -248,18 +362,47 @@ def apply_overrides(d, sets):
             d.params[(key, "")] = value
         else:
             raise ExperimentError(f"{key}={value}: an experiment takes CLUSTER, POLICIES, "
-                                  f"PATTERNS, BASELINE and {' '.join(PARAMS)}")
+                                  f"PATTERNS, BASELINE, LOADS, TA_SPEEDUPS and "
+                                  f"{' '.join(PARAMS)}")
         d.overrides.append(f"{key}={value} given on the command line (definition: {old})")
     validate(d, "")
 
 
 # --- the runs ----------------------------------------------------------------------
 
+def base_scale(d, log):
+    """The log's SCALE at load 1: the definition's, else the replay's default."""
+    v = d.params_of(log).get("SCALE")
+    return float(v) if v is not None and float(v) > 0 else float(STUDY_SIZE_DIVISOR.get(log, 1))
+
+
+def ta_policy(d):
+    return next(p for p in d.policies if p != d.baseline)
+
+
 def planned_runs(d):
     """One replay per log x pattern x policy (continuous; the baseline once
     per log unless baseline_per_pattern), or one under the baseline per log
-    x pattern (the same-state kinds, which read every policy's cost from it)."""
+    x pattern (the same-state kinds, which read every policy's cost from it),
+    or (sc18) per log x load one under the baseline (TO) and one under the
+    other policy per TA speed-up scenario, with SCALE = the log's / load."""
     runs = []
+    if d.kind == "sc18":
+        for log in d.logs:
+            base = base_scale(d, log)
+            for load in d.loads:
+                params = dict(d.params_of(log))
+                # repr: the shortest text that reads back as the same float.
+                params["SCALE"] = repr(base / float(load))
+                runs.append({"log": log, "cluster": d.cluster_of(log), "pattern": d.patterns[0],
+                             "policy": d.baseline, "params": params})
+                for scenario in d.ta_speedups:
+                    p = dict(params)
+                    if scenario != "none":
+                        p["TA_SPEEDUP"] = scenario
+                    runs.append({"log": log, "cluster": d.cluster_of(log),
+                                 "pattern": d.patterns[0], "policy": ta_policy(d), "params": p})
+        return runs
     for log in d.logs:
         for i, pattern in enumerate(d.patterns):
             policies = d.policies if d.kind == "continuous" else [d.baseline]
@@ -344,7 +487,8 @@ class Run:
             r["costs"] = self.costs.get(r["job_id"], {})
 
 
-def load_runs(run_dirs):
+def load_runs(run_dirs, d=None):
+    """The runs by log, pattern and policy; by log, load and setup (sc18)."""
     runs = {}
     for rd in run_dirs:
         try:
@@ -353,12 +497,36 @@ def load_runs(run_dirs):
             raise ExperimentError(str(e)) from None
         except (OSError, ValueError, KeyError) as e:
             raise ExperimentError(f"{rd}: not a readable replay ({e})") from None
-        key = (r.log, r.pattern, r.policy)
+        key = sc18_key(d, r) if d is not None and d.kind == "sc18" else (r.log, r.pattern, r.policy)
         if key in runs:
             raise ExperimentError(f"two runs of {'/'.join(key)}: {runs[key].run_id} "
                                   f"and {r.run_id}")
         runs[key] = r
     return runs
+
+
+def sc18_key(d, r):
+    """(log, load, setup) of a run: the load from its size divisor (the
+    log's SCALE over the run's), the setup from its policy and TA_SPEEDUP."""
+    if r.log not in d.logs:
+        raise ExperimentError(f"{r.dir}: log '{r.log}' is not among the definition's "
+                              f"logs '{' '.join(d.logs)}'")
+    divisor = report.fnum(r.manifest.get("size_divisor"))
+    if not divisor > 0:
+        raise ExperimentError(f"{r.dir}: manifest.json has no size_divisor (SCALE); "
+                              "its load is unknown")
+    if r.policy not in d.policies:
+        raise ExperimentError(f"{r.dir}: policy '{r.policy}' is not among the definition's "
+                              f"policies '{' '.join(d.policies)}'")
+    base = base_scale(d, r.log)
+    load = base / divisor
+    found = [lv for lv in d.loads if abs(load - float(lv)) <= 1e-6 * float(lv)]
+    if not found:
+        raise ExperimentError(f"{r.dir}: SCALE={divisor:g} is no load of the definition "
+                              f"(SCALE {base:g} for {r.log} divided by loads "
+                              f"{' '.join(d.loads)})")
+    setup = "TO" if r.policy == d.baseline else setup_name(r.manifest.get("ta_speedup"))
+    return (r.log, found[0], setup)
 
 
 def run_for(d, runs, log, pattern, policy):
@@ -442,25 +610,53 @@ class Table:
         self.md = []
         self.csv_rows = []
         self.csv_header = []
+        self.more_csv = {}       # another file name -> (header, rows)
+
+
+def pace_text(m):
+    """How a run compressed time: the virtual clock's rate, or SPEEDUP."""
+    if m.get("clock") == "virtual":
+        return f"CLOCK=virtual at rate {report.fnum(m.get('clock_rate')):g}"
+    return f"SPEEDUP={m['speedup']:g}"
 
 
 def header_md(d, runs, meta):
     out = [f"# Experiment {d.name}" + (f" ({meta['id']})" if meta else ""), "",
            d.description, ""]
-    if runs:
+    if runs and d.kind == "sc18":
+        rs = sorted(runs.values(), key=lambda r: r.run_id)
+        m = rs[0].manifest
+        windows = []
+        for log in d.logs:
+            r = next((x for x in rs if x.log == log), None)
+            if r:
+                mm = r.manifest
+                n = mm["jobs"] + mm.get("skipped_too_big", 0)
+                windows.append(f"{log} (`{mm.get('log_file', log)}`, {n} jobs from job "
+                               f"{mm['first']}, sizes / {base_scale(d, log):g} at load 1)")
+        out += [f"Ours: {len(rs)} replays on {m['cluster']} ({m['cluster_nodes']:,} nodes) of "
+                + ", ".join(windows) + f"; {pace_text(m)}, seed {m['seed']}, "
+                f"git {m.get('git_revision', '?')}. Paper: {d.citation}. Times are log time.", ""]
+    elif runs:
         rs = sorted(runs.values(), key=lambda r: r.run_id)
         m = rs[0].manifest
         out += [f"Ours: {len(rs)} replays, {m['jobs']} jobs each of `{m.get('log_file', m['log'])}`"
                 f"{' (and others)' if len(d.logs) > 1 else ''} from job {m['first']}, "
-                f"SPEEDUP={m['speedup']:g}, seed {m['seed']}, git {m.get('git_revision', '?')}. "
-                "Paper: Agrawal et al., ICPP-W 2020. Times are log time.", ""]
+                f"{pace_text(m)}, seed {m['seed']}, git {m.get('git_revision', '?')}. "
+                f"Paper: {d.citation}. Times are log time.", ""]
     out += ["What differs from the paper's setting:", ""]
     out += [f"- {n}" for n in d.notes] or ["- nothing noted"]
     out += [f"- {o}" for o in d.overrides]
-    skipped = sorted({(r.log, r.manifest.get("skipped_too_big", 0)) for r in runs.values()
-                      if r.manifest.get("skipped_too_big")})
-    out += [f"- {n} jobs of the {lg} window larger than the cluster were skipped"
-            for lg, n in skipped]
+    if d.kind == "sc18":
+        skipped = sorted({(k[0], float(k[1]), k[1], r.manifest.get("skipped_too_big", 0))
+                          for k, r in runs.items() if r.manifest.get("skipped_too_big")})
+        out += [f"- {n} job{'s' if n != 1 else ''} of the {lg} window larger than the cluster "
+                f"skipped at load x{load}" for lg, _, load, n in skipped]
+    else:
+        skipped = sorted({(r.log, r.manifest.get("skipped_too_big", 0)) for r in runs.values()
+                          if r.manifest.get("skipped_too_big")})
+        out += [f"- {n} jobs of the {lg} window larger than the cluster were skipped"
+                for lg, n in skipped]
     incomplete = [r.run_id for r in runs.values() if r.missing]
     if incomplete:
         out += [f"- **incomplete runs** (jobs missing from sacct.json): {', '.join(incomplete)}"]
@@ -627,8 +823,289 @@ def table_cost_by_size(d, runs, t):
     t.md.append("")
 
 
+# --- sc18 ------------------------------------------------------------------------------
+
+SC18_UNITS = {"h": (1.0, "h", 2), "min": (60.0, "min", 1)}
+
+
+def utilization_samples(rows, nodes, step=60.0):
+    """The SC18 paper's Eq. 2, utilization_t = N_t / N, "recorded every
+    minute of simulation time": N_t the nodes of the jobs running at t
+    (start <= t < end), t every `step` log seconds from the first
+    submission to the last job's end."""
+    if not rows or not nodes:
+        return []
+    first = min(r["eligible"] for r in rows)
+    last = max(r["end"] for r in rows)
+    starts = sorted((r["start"], r["nodes"]) for r in rows)
+    ends = sorted((r["end"], r["nodes"]) for r in rows)
+    out, busy, i, j, k = [], 0, 0, 0, 0
+    while first + k * step < last:
+        t = first + k * step
+        while i < len(starts) and starts[i][0] <= t:
+            busy += starts[i][1]
+            i += 1
+        while j < len(ends) and ends[j][0] <= t:
+            busy -= ends[j][1]
+            j += 1
+        out.append(busy / nodes)
+        k += 1
+    return out
+
+
+def sc18_stats(r, bins):
+    """One run's QoS figures: the paper's utilization samples (median and
+    mean), report.py's utilization, makespan, mean wait overall and per
+    size range, and the offered load (node-time of the jobs over the nodes
+    times the span of their submissions)."""
+    rows, n = r.rows, r.manifest["cluster_nodes"]
+    samples = utilization_samples(rows, n)
+    nan = float("nan")
+    st = {"jobs": len(rows),
+          "util_median": statistics.median(samples) if samples else nan,
+          "util_mean": statistics.fmean(samples) if samples else nan,
+          "util_report": r.metrics["utilization"],
+          "makespan_h": r.metrics["makespan_s"] / 3600,
+          "wait_mean_h": r.metrics["wait_mean_s"] / 3600}
+    span = (max(x["eligible"] for x in rows) - min(x["eligible"] for x in rows)) if rows else 0
+    st["offered_load"] = (sum(x["nodes"] * x["run_s"] for x in rows) / (n * span)
+                          if span > 0 and n else nan)
+    for b in bins:
+        sel = [x["wait_s"] for x in rows if bin_of(x["nodes"], bins) == b]
+        st[f"jobs_{b}"] = len(sel)
+        st[f"wait_{b}_h"] = statistics.fmean(sel) / 3600 if sel else nan
+    return st
+
+
+def sc18_quantity(metric):
+    """(the stats key a paper metric is about, unit factor from the stats'
+    unit, unit label, digits shown)."""
+    if metric == "utilization_drop_pct":
+        return "util_median", 1.0, "", 3
+    if metric == "makespan_increase_pct":
+        return "makespan_h", 1.0, "h", 1
+    m = SC18_METRIC.fullmatch(metric)
+    factor, unit, digits = SC18_UNITS[m.group(4)]
+    key = f"wait_{m.group(2)}-{m.group(3)}_h" if m.group(2) else "wait_mean_h"
+    return key, factor, unit, digits
+
+
+def direction(ratio=None, diff=None, digits=2):
+    """up, down or = (equal at the precision shown) of a ratio to 1 (two
+    decimals) or of a difference to 0; None when it is unknown."""
+    if diff is None and ratio is None:
+        return None
+    v, centre, digits = (ratio, 1, 2) if diff is None else (diff, 0, digits)
+    if math.isnan(v):
+        return None
+    v = round(v, digits)
+    return "=" if v == centre else ("up" if v > centre else "down")
+
+
+def workload_label(d, workload, load):
+    """The paper's name of a workload: Aug-2x on Cab, Sept on Cab, ..."""
+    name, _, machine = workload.partition("@")
+    machine = machine or d.cluster_of(d.logs[0])
+    lv = float(load)
+    mult = "" if lv == 1 else f"-{lv:g}x"
+    return f"{name.capitalize()}{mult} on {machine.capitalize()}", machine
+
+
+def ratio_of(a, b):
+    if a is None or b is None or math.isnan(a) or math.isnan(b) or b == 0:
+        return float("nan")
+    return a / b
+
+
+def table_sc18(d, runs, t):
+    bins = d.size_bins
+    order = {s: i for i, s in enumerate(SETUPS)}
+    setups = ["TO"] + [setup_name(s) for s in d.ta_speedups]
+    stats = {k: sc18_stats(r, bins) for k, r in runs.items()}
+    t.md += ["Utilization is the paper's Eq. 2, N_t / N sampled every minute of log time "
+             "from the first submission to the last job's end; the paper shows the samples' "
+             "distribution (box plots, Fig. 8), so the comparisons use their median, the box's "
+             "centre line. report.py's `utilization` (node-time of the jobs over nodes x "
+             "makespan) is the samples' mean in the limit of short steps, not their median: "
+             "both are given. Makespan (first submission to last end) and wait (start minus "
+             "submission) are the paper's and report.py's definitions.", ""]
+
+    # Ours, per run.
+    bin_cols = [f"wait {b} (h; jobs)" for b in bins]
+    t.md += ["## Ours: per log, load and setup", "",
+             "Load: job sizes multiplied by it (SCALE divided by it). Offered load: the "
+             "jobs' node-time over the nodes times the span of their submissions.", "",
+             "| log | load | setup | jobs | offered load | utilization median | mean | "
+             "report.py | makespan (h) | mean wait (h) | " + " | ".join(bin_cols) + " |",
+             "|---|---|---|---|---|---|---|---|---|---|" + "---|" * len(bins)]
+    runs_header = ["log", "load", "setup", "policy", "ta_speedup", "size_divisor", "jobs",
+                   "skipped_too_big", "offered_load", "util_median", "util_mean",
+                   "util_report", "makespan_h", "wait_mean_h"] + \
+        [x for b in bins for x in (f"wait_{b}_h", f"jobs_{b}")] + ["run_id"]
+    runs_rows = []
+    for log in d.logs:
+        for load in d.loads:
+            for setup in setups:
+                k = (log, load, setup)
+                r, st = runs.get(k), stats.get(k)
+                if r is None:
+                    t.md.append(f"| {log} | x{load} | {setup} (not run) |"
+                                + " - |" * (7 + len(bins)))
+                    continue
+                cells = [str(st["jobs"]), fmt(st["offered_load"], 2), fmt(st["util_median"], 3),
+                         fmt(st["util_mean"], 3), fmt(st["util_report"], 3),
+                         fmt(st["makespan_h"], 1), fmt(st["wait_mean_h"], 2)]
+                cells += [f"{fmt(st[f'wait_{b}_h'], 2)}; {st[f'jobs_{b}']}" for b in bins]
+                t.md.append(f"| {log} | x{load} | {setup} | " + " | ".join(cells) + " |")
+                runs_rows.append([log, load, setup, r.policy, r.manifest.get("ta_speedup") or "",
+                                  f"{report.fnum(r.manifest.get('size_divisor')):g}", st["jobs"],
+                                  r.manifest.get("skipped_too_big", 0)]
+                                 + [report.csv_cell(st[c]) for c in runs_header[8:14]]
+                                 + [report.csv_cell(st[c]) if c.startswith("wait") else st[c]
+                                    for b in bins for c in (f"wait_{b}_h", f"jobs_{b}")]
+                                 + [r.run_id])
+    t.more_csv["table-runs.csv"] = (runs_header, runs_rows)
+
+    # Ours, against TO.
+    t.md += ["", "## Ours against TO: each setup's figure / TO's (same log and load)", "",
+             "| log | load | setup | utilization median | makespan | mean wait | "
+             + " | ".join(f"wait {b}" for b in bins) + " |",
+             "|---|---|---|---|---|---|" + "---|" * len(bins)]
+    for log in d.logs:
+        for load in d.loads:
+            to = stats.get((log, load, "TO"))
+            for setup in setups[1:]:
+                st = stats.get((log, load, setup))
+                if st is None or to is None:
+                    continue
+                cols = ["util_median", "makespan_h", "wait_mean_h"] + [f"wait_{b}_h" for b in bins]
+                t.md.append(f"| {log} | x{load} | {setup} | "
+                            + " | ".join(fmt(ratio_of(st[c], to[c]), 2) for c in cols) + " |")
+
+    # The paper's figures beside ours.
+    t.csv_header = ["load", "workload", "machine", "metric", "setup", "paper_to", "paper_setup",
+                    "paper_ratio", "paper_direction", "log", "unit", "ours_to", "ours_setup",
+                    "ours_ratio", "ours_direction", "agrees", "run_to", "run_setup"]
+    t.md += ["", "## The paper's figures beside ours", "",
+             "Setup / TO on each side (ratio); for a figure printed as a change or a "
+             "difference, the ratio it implies. Direction: up, down or = (equal at the "
+             "precision shown). The paper's workloads are not ours (its Cab logs are not "
+             "public): compare directions and ratios, not values.", "",
+             "| load | paper's workload | metric | setup | paper TO | paper setup | paper ratio "
+             "| log | ours TO | ours setup | ours ratio | direction (paper, ours) | agrees |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    home = d.cluster_of(d.logs[0])
+    keys = [k for k in d.paper if k[3] != "TO"]
+    first_seen = {}
+    for k in d.paper:
+        first_seen.setdefault(k[1], len(first_seen))
+    # A metric in minutes and in hours is one quantity (10 min beside 8 h).
+    metric_seen = {}
+    for k in d.paper:
+        metric_seen.setdefault(metric_label(k[0]), len(metric_seen))
+    keys.sort(key=lambda k: (float(k[2]), workload_label(d, k[1], k[2])[1] != home,
+                             first_seen[k[1]], metric_seen[metric_label(k[0])], order[k[3]]))
+    tally = {}               # (log, at home) -> [agree, compared]
+    for key in keys:
+        metric, workload, load, setup = key
+        label, machine = workload_label(d, workload, load)
+        kind = metric_type(metric)
+        qkey, factor, unit, digits = sc18_quantity(metric)
+        text, v = d.paper_text[key], d.paper[key]
+        p_to, p_to_cell = paper_to(d, key) if kind == "absolute" else (None, "-")
+        if kind == "absolute":
+            p_set_cell = f"{text} {unit}".strip()
+            p_ratio = ratio_of(v, p_to) if p_to is not None else float("nan")
+            p_dir = direction(ratio=p_ratio)
+        elif kind == "change":
+            drop = metric == "utilization_drop_pct"
+            p_set_cell = f"{text} % drop" if drop else f"+{text} %"
+            p_ratio = 1 - v / 100 if drop else 1 + v / 100
+            p_dir = direction(ratio=p_ratio)
+        else:
+            p_set_cell = f"+{text} {unit}" if v > 0 else f"{text} {unit}"
+            p_ratio = float("nan")
+            p_dir = direction(diff=v, digits=digits)
+        what = metric_label(metric)
+        # Our runs at the paper's size multiplier.
+        ours_load = next((lv for lv in d.loads if float(lv) == float(load)), None)
+        for log in d.logs:
+            r_to = runs.get((log, ours_load, "TO")) if ours_load else None
+            r_set = runs.get((log, ours_load, setup)) if ours_load else None
+            s_to = stats.get((log, ours_load, "TO")) if ours_load else None
+            s_set = stats.get((log, ours_load, setup)) if ours_load else None
+            o_to = s_to[qkey] * factor if s_to else None
+            o_set = s_set[qkey] * factor if s_set else None
+            o_ratio = ratio_of(o_set, o_to)
+            if kind == "difference":
+                diff = o_set - o_to if o_to is not None and o_set is not None else None
+                o_dir = direction(diff=diff, digits=digits)
+                o_set_cell = (f"{fmt(o_set, digits)} ({fmt(diff, digits, True)})"
+                              if diff is not None else "-")
+            else:
+                o_dir = direction(ratio=o_ratio)
+                o_set_cell = fmt(o_set, digits)
+            agrees = None if p_dir is None or o_dir is None else p_dir == o_dir
+            missing = "" if r_to and r_set else " (not run)"
+            t.md.append(f"| x{load} | {label} | {what} | {setup} | {p_to_cell} | {p_set_cell} "
+                        f"| {fmt(p_ratio, 2)} | {log}{missing} | {fmt(o_to, digits)} "
+                        f"| {o_set_cell} | {fmt(o_ratio, 2)} | {p_dir or '-'}, {o_dir or '-'} | "
+                        f"{'-' if agrees is None else ('yes' if agrees else 'no')} |")
+            t.csv_rows.append([load, label, machine, metric, setup,
+                               "" if p_to is None else p_to_cell, p_set_cell,
+                               "" if math.isnan(p_ratio) else f"{p_ratio:.3f}",
+                               p_dir or "", log, unit or "fraction",
+                               num4(o_to), num4(o_set),
+                               "" if math.isnan(o_ratio) else f"{o_ratio:.3f}",
+                               o_dir or "", "" if agrees is None else ("yes" if agrees else "no"),
+                               r_to.run_id if r_to else "", r_set.run_id if r_set else ""])
+            if agrees is not None:
+                tl = tally.setdefault((log, machine == home), [0, 0])
+                tl[0] += agrees
+                tl[1] += 1
+    t.md += [""]
+    for log in d.logs:
+        parts = []
+        for at_home, where in ((True, f"on {home.capitalize()}"), (False, "on other machines")):
+            a, n = tally.get((log, at_home), (0, 0))
+            if n:
+                parts.append(f"{a} of {n} {where}")
+        t.md.append(f"- {log}: the direction agrees in " + ("; ".join(parts) or "no comparison")
+                    + ".")
+    t.md.append("")
+
+
+def num4(v):
+    return "" if v is None or math.isnan(v) else f"{v:.4f}"
+
+
+def paper_to(d, key):
+    """The paper's TO figure for an absolute metric, in the unit of `key`'s
+    metric, and as printed (its own unit: 10 min beside a TA figure in h)."""
+    metric, workload, load, _ = key
+    m = SC18_METRIC.fullmatch(metric)
+    stem, unit = metric[:-len(m.group(4)) - 1], m.group(4)
+    for u in (unit,) + tuple(x for x in SC18_UNITS if x != unit):
+        k = (f"{stem}_{u}", workload, load, "TO")
+        if k in d.paper:
+            v = d.paper[k] / SC18_UNITS[u][0] * SC18_UNITS[unit][0]
+            return v, f"{d.paper_text[k]} {SC18_UNITS[u][1]}"
+    return None, "-"
+
+
+def metric_label(metric):
+    if metric == "utilization_drop_pct":
+        return "utilization (median)"
+    if metric == "makespan_increase_pct":
+        return "makespan"
+    m = SC18_METRIC.fullmatch(metric)
+    if m.group(2):
+        return f"mean wait, {m.group(2)}-{m.group(3)} nodes"
+    return "mean wait, increase" if m.group(1) == "wait_increase" else "mean wait"
+
+
 def build_table(d, run_dirs, out, meta=None, plots=False):
-    runs = load_runs(run_dirs)
+    runs = load_runs(run_dirs, d)
     t = Table()
     t.md = header_md(d, runs, meta)
     seed = int(d.params_of(d.logs[0]).get("SEED", 0))
@@ -636,15 +1113,19 @@ def build_table(d, run_dirs, out, meta=None, plots=False):
         table_continuous(d, runs, t)
     elif d.kind == "shadow":
         table_shadow(d, runs, t, seed)
+    elif d.kind == "sc18":
+        table_sc18(d, runs, t)
     else:
         table_cost_by_size(d, runs, t)
     t.md += plot_section(d, runs, out) if plots else []
     os.makedirs(out, exist_ok=True)
-    buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
-    w.writerow(t.csv_header)
-    w.writerows(t.csv_rows)
-    write_atomic(os.path.join(out, "table.csv"), buf.getvalue())
+    for name, (header, rows) in [("table.csv", (t.csv_header, t.csv_rows))] + \
+            sorted(t.more_csv.items()):
+        buf = io.StringIO()
+        w = csv.writer(buf, lineterminator="\n")
+        w.writerow(header)
+        w.writerows(rows)
+        write_atomic(os.path.join(out, name), buf.getvalue())
     write_atomic(os.path.join(out, "table.md"), "\n".join(t.md))
     return runs
 
@@ -652,6 +1133,9 @@ def build_table(d, run_dirs, out, meta=None, plots=False):
 def plot_section(d, runs, out):
     """report.py compare's plots (execution and mean wait by policy, per-job
     times) for each log x pattern of a continuous experiment."""
+    if d.kind == "sc18":
+        return ["No plot: each run's own plots (utilization over time, wait CDF) are in "
+                "its directory.", ""]
     if d.kind != "continuous":
         return ["No plot: report.py has no plot of same-state costs to reuse.", ""]
     lines = []
