@@ -20,6 +20,9 @@
  * The file never shrinks and is never replaced: readers map it, and a
  * mapping past the end of a truncated file would fault. Deleting it is
  * harmless (the mapping keeps the inode).
+ *
+ * anchor_wall, the real CLOCK_REALTIME read back to back with anchor_mono,
+ * maps file timestamps to virtual time (tb_vclock_file_virtual below).
  */
 #ifndef TB_VCLOCK_H
 #define TB_VCLOCK_H
@@ -53,7 +56,7 @@ struct tb_vclock_page {
 	uint32_t version;
 	_Atomic uint32_t seq;
 	_Atomic int64_t anchor_mono;	/* real CLOCK_MONOTONIC, ns */
-	_Atomic int64_t anchor_wall;	/* real CLOCK_REALTIME then: for people */
+	_Atomic int64_t anchor_wall;	/* real CLOCK_REALTIME then, ns */
 	_Atomic int64_t anchor_virtual;	/* virtual realtime at anchor_mono, ns */
 	_Atomic int64_t mono_offset;	/* virtual realtime - virtual monotonic */
 	_Atomic uint64_t rate_bits;	/* the rate, a double's bits */
@@ -184,6 +187,57 @@ static inline int64_t tb_vclock_real_wait(int64_t virt, double rate)
 	real = r >= 9.2e18 ? INT64_MAX : (int64_t) r;
 	floor_ns = virt < TB_VCLOCK_MIN_WAIT_NS ? virt : TB_VCLOCK_MIN_WAIT_NS;
 	return real > floor_ns ? real : floor_ns;
+}
+
+/*
+ * File timestamps. The kernel stamps files with the real CLOCK_REALTIME;
+ * a process on the virtual clock sees them as virtual times:
+ *
+ *   t >= anchor_wall: virtual = anchor_virtual + rate * (t - anchor_wall)
+ *   t <  anchor_wall: virtual = t + (anchor_virtual - anchor_wall)
+ *
+ * The first is the clock itself, read off the realtime clock instead of
+ * the monotonic one: exact for files written since the last anchor change
+ * (init, set-rate, jump) as long as the real clocks advance together (an
+ * NTP step of the wall clock would be multiplied by the rate). Before the
+ * anchor, the offset at the anchor: monotone and continuous at the anchor,
+ * never later than the virtual now; a file written before a jump or a
+ * rate change shows its real age as of the anchor, not its virtual one.
+ */
+static inline int64_t tb_vclock_file_virtual(const struct tb_vclock_snap *s,
+					     int64_t t)
+{
+	if (t >= s->anchor_wall)
+		return tb_vclock_add(s->anchor_virtual,
+				     tb_vclock_scale(tb_vclock_add(
+					t, -s->anchor_wall), s->rate));
+	return tb_vclock_add(t, tb_vclock_add(s->anchor_virtual,
+					      -s->anchor_wall));
+}
+
+/*
+ * The inverse, for times a process sets (touch -d): the earliest real
+ * time that maps to v or later, so that v reads back as v, or at most
+ * rate ns later.
+ */
+static inline int64_t tb_vclock_file_real(const struct tb_vclock_snap *s,
+					  int64_t v)
+{
+	double d;
+	int64_t t;
+	int i;
+
+	if (v < s->anchor_virtual)
+		return tb_vclock_add(v, tb_vclock_add(s->anchor_wall,
+						      -s->anchor_virtual));
+	d = floor((double) tb_vclock_add(v, -s->anchor_virtual) / s->rate);
+	t = tb_vclock_add(s->anchor_wall, d >= 9.2e18 ? INT64_MAX :
+			  (int64_t) d - 1);
+	/* the double is off by a few ns at most, for spans under 100 days */
+	for (i = 0; i < 16 && t < INT64_MAX &&
+	     tb_vclock_file_virtual(s, t) < v; i++)
+		t++;
+	return t;
 }
 
 #endif

@@ -22,9 +22,18 @@
  *   probe sem|semclock|mutex SECONDS    a timed wait for a semaphore or
  *                                  a (self-held) mutex: real ms
  *   probe bench N                  ns per clock_gettime(CLOCK_REALTIME)
+ *   probe write|stat FILE          (write: creates or truncates FILE and
+ *                                  writes a byte, between two readings v0
+ *                                  and v1 of the virtual realtime clock,
+ *                                  then t = time()); FILE's mtime (ns) by
+ *                                  every stat interface, how many agree,
+ *                                  its atime, ctime, btime (statx, "-" if
+ *                                  unknown) and its real mtime (raw=, by
+ *                                  system call)
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
 #include <semaphore.h>
@@ -36,6 +45,7 @@
 #include <sys/epoll.h>
 #include <sys/resource.h>
 #include <sys/select.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/timerfd.h>
@@ -390,6 +400,101 @@ static int cmd_bench(long n)
 	return 0;
 }
 
+#ifdef __x86_64__
+/* The stat family of binaries built before glibc 2.33, still exported;
+ * 1 is x86-64's _STAT_VER. */
+#define STAT_VER 1
+int __xstat(int ver, const char *path, struct stat *st);
+int __lxstat(int ver, const char *path, struct stat *st);
+int __fxstat(int ver, int fd, struct stat *st);
+int __fxstatat(int ver, int dirfd, const char *path, struct stat *st,
+	       int flags);
+#endif
+
+static long long st_mtime_ns(const struct stat *st)
+{
+	return (long long) ts_ns(&st->st_mtim);
+}
+
+static long long stx_ns(const struct statx_timestamp *t)
+{
+	return (long long) t->tv_sec * NS + t->tv_nsec;
+}
+
+static int cmd_file(const char *how, const char *path)
+{
+	struct {
+		const char *name;
+		long long ns;
+	} m[16];
+	struct stat st;
+	struct stat64 st64;
+	struct statx stx, raw;
+	long long v0, v1, t;
+	int n = 0, i, agree = 0, fd;
+
+	v0 = (long long) virt_ns(CLOCK_REALTIME);
+	if (!strcmp(how, "write")) {
+		fd = open(path, O_CREAT | O_TRUNC | O_WRONLY | O_CLOEXEC, 0644);
+		if (fd < 0 || write(fd, "x", 1) != 1 || close(fd)) {
+			perror(path);
+			return 2;
+		}
+	}
+	v1 = (long long) virt_ns(CLOCK_REALTIME);
+	t = (long long) time(NULL);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		perror(path);
+		return 2;
+	}
+#define GET(label, call, val) \
+	do { \
+		if (call) { \
+			perror(label); \
+			return 2; \
+		} \
+		m[n].name = label; \
+		m[n++].ns = val; \
+	} while (0)
+	GET("stat", stat(path, &st), st_mtime_ns(&st));
+	GET("lstat", lstat(path, &st), st_mtime_ns(&st));
+	GET("fstat", fstat(fd, &st), st_mtime_ns(&st));
+	GET("fstatat", fstatat(AT_FDCWD, path, &st, 0), st_mtime_ns(&st));
+	GET("stat64", stat64(path, &st64), (long long) ts_ns(&st64.st_mtim));
+	GET("lstat64", lstat64(path, &st64),
+	    (long long) ts_ns(&st64.st_mtim));
+	GET("fstat64", fstat64(fd, &st64), (long long) ts_ns(&st64.st_mtim));
+	GET("fstatat64", fstatat64(AT_FDCWD, path, &st64, 0),
+	    (long long) ts_ns(&st64.st_mtim));
+#ifdef __x86_64__
+	GET("xstat", __xstat(STAT_VER, path, &st), st_mtime_ns(&st));
+	GET("lxstat", __lxstat(STAT_VER, path, &st), st_mtime_ns(&st));
+	GET("fxstat", __fxstat(STAT_VER, fd, &st), st_mtime_ns(&st));
+	GET("fxstatat", __fxstatat(STAT_VER, AT_FDCWD, path, &st, 0),
+	    st_mtime_ns(&st));
+#endif
+	GET("statx", statx(AT_FDCWD, path, 0, STATX_BASIC_STATS | STATX_BTIME,
+			   &stx), stx_ns(&stx.stx_mtime));
+	GET("raw", syscall(SYS_statx, AT_FDCWD, path, 0, STATX_MTIME, &raw),
+	    stx_ns(&raw.stx_mtime));
+#undef GET
+	close(fd);
+	printf("%s v0=%lld v1=%lld t=%lld", how, v0, v1, t);
+	for (i = 0; i < n; i++) {
+		printf(" %s=%lld", m[i].name, m[i].ns);
+		if (strcmp(m[i].name, "raw"))
+			agree += m[i].ns == m[0].ns;
+	}
+	printf(" agree=%d/%d atime=%lld ctime=%lld", agree, n - 1,
+	       stx_ns(&stx.stx_atime), stx_ns(&stx.stx_ctime));
+	if (stx.stx_mask & STATX_BTIME)
+		printf(" btime=%lld\n", stx_ns(&stx.stx_btime));
+	else
+		printf(" btime=-\n");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *c = argc > 1 ? argv[1] : "";
@@ -416,6 +521,8 @@ int main(int argc, char **argv)
 	if (argc > 2 && (!strcmp(c, "sem") || !strcmp(c, "semclock") ||
 			 !strcmp(c, "mutex")))
 		return cmd_lock(c, sec_arg(argv[2]));
+	if (argc > 2 && (!strcmp(c, "write") || !strcmp(c, "stat")))
+		return cmd_file(c, argv[2]);
 	if (argc > 2 && !strcmp(c, "bench"))
 		return cmd_bench(atol(argv[2]));
 	fprintf(stderr, "usage: see the comment at the top of probe.c\n");

@@ -192,6 +192,110 @@ out=$(TB_VCLOCK_EXCLUDE=foo,vclock-probe pv pair)
 check "an excluded program keeps real time (|virtual - real| ns)" \
 	"$(( $(field v "$out") - $(field r "$out") ))" 'x < 1000000 && x > -1000000'
 
+# -- file timestamps ------------------------------------------------------
+# The kernel stamps files in real time; under the preload they read in
+# virtual time, and times set explicitly are taken as virtual. Stamps come
+# from a coarse clock (one tick: 4 ms at HZ=250), i.e. up to rate x tick
+# before the write: the bounds allow 10 ms of real time at rate 100.
+pvx() { LD_PRELOAD=$lib TB_VCLOCK_FILE=$clock "$@"; }
+anchor() { # sets aw and av, the page's anchor (ns), from tb-vclock now
+	local line
+	line=$("$cli" now "$clock")
+	aw=$(sed -n 's/.*wall at anchor \([0-9]*\)\.\([0-9]*\).*/\1\2/p' <<<"$line")
+	av=$(sed -n 's/.*virtual at anchor \([0-9]*\)\.\([0-9]*\).*/\1\2/p' <<<"$line")
+}
+ns9() { tr -d . <<<"$1"; } # stat's %.9Y as ns
+per() { awk -v a="$1" -v b="$2" -v d="$3" 'BEGIN { printf "%.3f", (a - b) / d }'; }
+init 1
+pv write "$dir/old" >/dev/null
+"$cli" jump "$clock" --by 1000 >/dev/null
+out=$(pv write "$dir/new")
+mt=$(field stat "$out")
+raw=$(field raw "$out")
+check "file written 1000 s ahead: mtime - virtual write time (ms)" \
+	"$(per "$mt" "$(field v0 "$out")" 1e6)" \
+	'x > -1000 && x < 1000'
+check "... mtime - the writer's time() (s)" \
+	"$(( mt / 1000000000 - $(field t "$out") ))" 'x >= -1 && x <= 1'
+check "... the same through every stat interface (agreeing/total)" \
+	"$(field agree "$out")" 'split(x, f, "/") && f[1] == f[2] && f[1] >= 9'
+d=0
+for t in atime ctime btime; do
+	v=$(field "$t" "$out")
+	[[ $v == - ]] && continue
+	v=$(( v - mt )); v=${v#-}
+	(( v > d )) && d=$v
+done
+check "... atime, ctime, btime as well (max |t - mtime| ns)" "$d" \
+	'x < 1000000000'
+check "... coreutils stat -c %.9Y agrees (ns)" \
+	"$(( $(ns9 "$(pvx stat -c %.9Y "$dir/new")") - mt ))" 'x == 0'
+check "... without the preload: the real mtime (s from real now)" \
+	"$(( $(stat -c %Y "$dir/new") - $(date +%s) ))" 'x >= -2 && x <= 0'
+check "... which the probe read by system call (ns)" \
+	"$(( $(ns9 "$(stat -c %.9Y "$dir/new")") - raw ))" 'x == 0'
+anchor
+out=$(pv stat "$dir/old")
+check "file from before the jump: raw + (av - aw) (ns off)" \
+	"$(( $(field stat "$out") - $(field raw "$out") - (av - aw) ))" 'x == 0'
+check "... i.e. 1000 s after its real mtime (s)" \
+	"$(per "$(field stat "$out")" "$(field raw "$out")" 1e9)" \
+	'x >= 999.9 && x <= 1000.1'
+out=$(TB_VCLOCK_FILES=0 pv stat "$dir/new")
+check "TB_VCLOCK_FILES=0: real mtimes (stat - raw ns)" \
+	"$(( $(field stat "$out") - $(field raw "$out") ))" 'x == 0'
+check "... on the virtual clock still (time() - real s)" \
+	"$(( $(field t "$out") - $(date +%s) ))" 'x >= 999 && x <= 1001'
+out=$(LD_PRELOAD=$lib "$probe" stat "$dir/new")
+check "no TB_VCLOCK_FILE: real mtimes (stat - raw ns)" \
+	"$(( $(field stat "$out") - $(field raw "$out") ))" 'x == 0'
+out=$(TB_VCLOCK_EXCLUDE=vclock-probe pv stat "$dir/new")
+check "an excluded program: real mtimes (stat - raw ns)" \
+	"$(( $(field stat "$out") - $(field raw "$out") ))" 'x == 0'
+
+"$cli" set-rate "$clock" 100 >/dev/null
+anchor
+sleep 0.1
+out=$(pv write "$dir/fast")
+mt=$(field stat "$out")
+check "rate 100: mtime - virtual write time (ms)" \
+	"$(per "$mt" "$(field v0 "$out")" 1e6)" \
+	'x > -1000 && x < 1000'
+check "... = av + 100 (raw - aw) (ns off)" \
+	"$(( mt - av - 100 * ($(field raw "$out") - aw) ))" 'x >= -100 && x <= 100'
+if command -v python3 >/dev/null; then
+	py=$(pvx python3 -c 'import os, sys
+print(os.stat(sys.argv[1]).st_mtime_ns)' "$dir/fast")
+	check "... python3 os.stat agrees (ns)" "$(( py - mt ))" 'x == 0'
+fi
+want=$(( $(pvx date +%s) + 3600 ))
+pvx touch -d "@$want.123456789" "$dir/set"
+check "touch -d @V: stat -c %.9Y reads V back (ns late)" \
+	"$(( $(ns9 "$(pvx stat -c %.9Y "$dir/set")") - ${want}123456789 ))" \
+	'x >= 0 && x <= 100'
+check "... stored 3600 / 100 s ahead of real now (real s)" \
+	"$(( $(stat -c %Y "$dir/set") - $(date +%s) ))" 'x >= 35 && x <= 37'
+pvx cp -p "$dir/fast" "$dir/copy"
+check "cp -p keeps the virtual mtime (ns)" \
+	"$(( $(ns9 "$(pvx stat -c %.9Y "$dir/copy")") - mt ))" 'x >= 0 && x <= 100'
+
+# slurmctld's check before it saves job_state: the mtime of the last save
+# against the time() taken before it; below -10 s it logs two errors
+"$cli" set-rate "$clock" 1000 >/dev/null
+for files in 1 0; do
+	saved=$(TB_VCLOCK_FILES=$files pv write "$dir/job_state")
+	sleep 0.01
+	out=$(TB_VCLOCK_FILES=$files pv stat "$dir/job_state")
+	d=$(( $(field stat "$out") / 1000000000 -
+	      $(field v0 "$saved") / 1000000000 ))
+	if [[ $files == 1 ]]; then
+		check "Slurm's state file test at rate 1000: mtime - time() (s)" \
+			"$d" 'x >= -10'
+	else
+		check "... with TB_VCLOCK_FILES=0 it fails (s)" "$d" 'x < -10'
+	fi
+done
+
 # -- cost ----------------------------------------------------------------
 init 100
 echo "bench: clock_gettime(CLOCK_REALTIME) without, with the preload:"
