@@ -12,7 +12,7 @@ SCENARIO ?=
 SERVICE ?=
 export CLUSTER POLICY OPTIONS FRONTENDS EMULATORS SERVICE WORKLOADS_DIR TOPOLOGIES_DIR READY_TIMEOUT BENCH
 export DRY_RUN
-export ALLOW_BUSY AUTO_RECOVER TA_SPEEDUP LOG SPEEDUP JOBS FIRST SEED COMM PATTERN RATIO SPARSITY SCALE STRICT RESUME LEAD LIMIT_GRID RESULTS_DIR LOGS FROM FORCE
+export ALLOW_BUSY AUTO_RECOVER RERUN_FAULTED TA_SPEEDUP LOG SPEEDUP JOBS FIRST SEED COMM PATTERN RATIO SPARSITY SCALE STRICT RESUME LEAD LIMIT_GRID RESULTS_DIR LOGS FROM FORCE
 export EXP PARALLEL POLICIES PATTERNS BASELINE LOADS TA_SPEEDUPS CLOCK IDLE_JUMPS
 # CMD goes to the script untouched: no make expansion of $, no shell
 # re-quoting, so quotes and $(...) reach the container as typed.
@@ -71,7 +71,10 @@ help: ## list targets and parameters
 	@echo "  RESUME=<run-id>   continue an interrupted replay (or the run directory's path)"
 	@echo "  TA_SPEEDUP=<s>    SC18's runtime model under POLICY=isolated: 5, 10 or 20 (% faster for"
 	@echo "                    jobs of more than 4 nodes), v1 or v2 (ranges by size; see README)"
-	@echo "  AUTO_RECOVER=1    restart a service that dies during the replay (else submissions pause)"
+	@echo "  AUTO_RECOVER=1    restart a service that dies during the replay (else submissions pause;"
+	@echo "                    experiments default to 1, AUTO_RECOVER=0 turns it off)"
+	@echo "  RERUN_FAULTED=1   with RESUME=<run-id>: submit again, as new jobs at their log times,"
+	@echo "                    the run's jobs a fault hit (the report then counts the reruns)"
 	@echo "  ALLOW_BUSY=1      replay although the cluster has other jobs (refused otherwise)"
 	@echo "  RESULTS_DIR=<dir> where runs are written and read (default results/)"
 	@echo "  FORCE=1           make compare: compare runs that differ in more than the policy"

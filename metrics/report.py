@@ -20,12 +20,10 @@ import statistics
 import subprocess
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "workloads"))
-import health  # noqa: E402
-
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:0] = [os.path.join(HERE, "..", "workloads"),
                 os.path.join(HERE, "..", "emulated-clusters")]
+import faults  # noqa: E402
 from generate import expand_hostlist  # noqa: E402
 from logs import admin_fields  # noqa: E402
 
@@ -37,7 +35,7 @@ JOB_FIELDS = ["job_id", "log_job_id", "nodes", "submit", "eligible", "start", "e
               "wait_s", "run_s", "turnaround_s", "node_hours", "comm", "pattern",
               "comm_percent", "policy", "cost", "cost_default", "runtime_base_s",
               "runtime_scaled_s", "leaves", "aph", "matrix_ranks", "hop_bytes",
-              "hop_bytes_default", "fallback", "fault"]
+              "hop_bytes_default", "fallback", "fault", "rerun_of"]
 # Baselines make compare measures against, first found first.
 BASELINES = ("default1905", "default", "firstfit")
 # The policy library's registry (plugins/lib/policy.c), in its order;
@@ -82,31 +80,18 @@ def load_run(run_dir):
     return manifest, sacct, planned
 
 
-def job_fault(job, deaths):
-    """Why a job's figures are not the policy's: '' or the reason. A job
-    that ended NODE_FAIL or was requeued was hit by a node (front end)
-    failure; a TIMEOUT is a fault in a replay (limits are at least five
-    times the runtime), and is named after a death during its run when the
-    health watch saw one (a front end or the controller: in front-end mode
-    a controller restart drops running jobs' steps, which then time out)."""
-    state = (job.get("state", {}).get("current") or [""])[0]
-    t = job.get("time", {})
-    start, end = t.get("start") or 0, t.get("end") or 0
-    if state == "NODE_FAIL":
-        return "node_fail"
-    if fnum(job.get("restart_cnt"), 0) > 0:
-        return "requeued"
-    if state == "TIMEOUT":
-        hit = [d["service"] for d in deaths if start <= d["time"] <= end]
-        return f"timeout_after_{hit[0]}_died" if hit else "timeout"
-    return ""
-
-
 def job_rows(manifest, sacct, aph, deaths=()):
-    """One dict per job, times in log time."""
+    """One dict per log job, times in log time: a job run again after a
+    fault (RERUN_FAULTED=1) stands for its log job in place of the job it
+    replaces, whose Slurm id is its rerun_of (faults.py)."""
     t0, s = manifest["t0"], manifest["speedup"]
     run_id = manifest["run_id"]
     rows = []
+    # Every attempt's Slurm id, ended or not: a rerun names the one before.
+    attempts = {}
+    for j in sacct.get("jobs", []):
+        attempts.setdefault(job_log_id(j.get("name", ""), run_id), {})[
+            faults.strip_rerun(j.get("name", ""))[1]] = j["job_id"]
     for j in sacct.get("jobs", []):
         a = admin_fields(j.get("comment", {}).get("administrator"))
         t = j["time"]
@@ -114,7 +99,8 @@ def job_rows(manifest, sacct, aph, deaths=()):
         if not start or not end:
             continue
         name = j.get("name", "")
-        log_id = name[len(run_id) + 1:] if name.startswith(run_id + ":") else name
+        log_id, attempt = job_log_id(name, run_id), faults.strip_rerun(name)[1]
+        before = [n for n in attempts[log_id] if n < attempt]
         nodes = int(j.get("allocation_nodes", 0))
         run_s = (end - start) * s
         leaves, pairwise = aph.get(j["job_id"], (float("nan"), float("nan")))
@@ -145,9 +131,19 @@ def job_rows(manifest, sacct, aph, deaths=()):
             # controller that lost its topology, or not running commtree).
             "recorded": "policy" in a,
             "fallback": a.get("fallback", ""),
-            "fault": job_fault(j, deaths),
+            "fault": faults.job_fault(j, deaths),
+            "attempt": attempt,
+            "rerun_of": attempts[log_id][max(before)] if before else "",
         })
+    rows, _ = faults.one_per_log(rows, key=lambda r: (r["log_job_id"], r["attempt"]))
     return sorted(rows, key=lambda r: (r["eligible"], r["job_id"]))
+
+
+def job_log_id(name, run_id):
+    """The log job a Slurm job name stands for (a rerun's too); a name
+    that is not the run's is its own."""
+    base = faults.strip_rerun(name)[0]
+    return base[len(run_id) + 1:] if base.startswith(run_id + ":") else name
 
 
 def metrics(rows, cluster_nodes):
@@ -341,8 +337,7 @@ def plot(run_dir, rows, cluster_nodes):
 def report(run_dir, aph_tool, topology, isolation_tool=None):
     manifest, sacct, planned = load_run(run_dir)
     aph = compute_aph(None, sacct, aph_tool, topology)
-    faults = health.read_faults(run_dir)
-    deaths = [e for e in faults if e.get("kind") == "died"]
+    deaths = faults.deaths(run_dir)
     all_rows = job_rows(manifest, sacct, aph, deaths)
     cluster_nodes = manifest["cluster_nodes"]
     got = {r["log_job_id"] for r in all_rows}
@@ -357,6 +352,8 @@ def report(run_dir, aph_tool, topology, isolation_tool=None):
     m["fault_jobs"] = len(all_rows) - len(rows)
     m["fault_events"] = len(deaths)
     m["damaged"] = bool(m["fault_jobs"] or deaths)
+    # Log jobs counted by their rerun (RERUN_FAULTED=1), not the faulted job.
+    m["rerun_jobs"] = sum(1 for r in all_rows if r["attempt"])
     m["run_id"] = manifest["run_id"]
     m["policy"] = manifest["policy"]
     m["incomplete"] = bool(missing)
@@ -447,10 +444,19 @@ def summary_md(manifest, m, plots, missing):
                  f"**Isolation broken:** {m['isolation_violations']} violations of the "
                  "SC18 invariants (isolation.txt)."), ""]
     if m.get("damaged"):
+        again = (" Every job a fault hit was run again (below)."
+                 if m.get("rerun_jobs") and not m["fault_jobs"] else "")
         out += [f"**Damaged:** {m['fault_events']} service deaths during the run "
                 f"(faults.jsonl); {m['fault_jobs']} jobs hit by a fault (NODE_FAIL, "
-                "requeued or TIMEOUT; the `fault` column of jobs.csv) are left out of "
-                "every metric below.", ""]
+                "requeued, TIMEOUT, or cancelled when their front end died; the `fault` "
+                "column of jobs.csv) are left out of every metric below." + again, ""]
+    if m.get("rerun_jobs"):
+        out += [f"**Rerun:** {m['rerun_jobs']} jobs hit by a fault were run again "
+                "(`make replay RESUME=<id> RERUN_FAULTED=1`); each counts by its rerun "
+                "(`rerun_of` in jobs.csv names the faulted job it replaces, whose record "
+                "stays in sacct.json). A rerun became eligible when it was submitted, "
+                "after its log time; its wait starts then, and the time between the "
+                "fault and the rerun counts in makespan and utilization.", ""]
     if m.get("unrecorded_jobs"):
         out += [f"**Invalid:** {m['unrecorded_jobs']} jobs have no record of the "
                 "plugin in their AdminComment: their nodes were not chosen by "
@@ -661,6 +667,9 @@ def main(argv):
             if m.get("resumed"):
                 print(f"report: resumed run: paused {fmt(m.get('paused_log_s'))} s of log "
                       f"time, {fmt(m.get('jobs_late'))} jobs made late (see summary.md)")
+            if m.get("damaged") or m.get("rerun_jobs"):
+                print(f"report: {m['fault_jobs']} jobs hit by a fault left out, "
+                      f"{m['rerun_jobs']} counted by their rerun (see summary.md)")
             if missing:
                 print(f"report: incomplete: {len(missing)} jobs missing from sacct.json "
                       f"(first: {missing[0]})", file=sys.stderr)

@@ -273,6 +273,54 @@ has() { grep -qxF -- "$2" "$1" || fail "$(basename "$1") lacks: $2"; }
 	assert_output --partial "TA_SPEEDUP=v1: an experiment's TA speed-ups come from its definition"
 }
 
+# fake_experiment <env assignments ...>: scripts/experiment EXP=smoke-tiny
+# with a stand-in for scripts/testbed (EXPERIMENT_TESTBED) whose replay
+# writes its AUTO_RECOVER to $BATS_TEST_TMPDIR/replays, and a docker that
+# knows no container: no Docker needed.
+fake_experiment() {
+	local bin=$BATS_TEST_TMPDIR/bin
+	mkdir -p "$bin"
+	printf '#!/bin/sh\nexit 0\n' >"$bin/docker"
+	cat >"$bin/testbed" <<-'SH'
+		#!/usr/bin/env bash
+		set -euo pipefail
+		case $1 in
+		replay)
+			echo "AUTO_RECOVER=${AUTO_RECOVER-unset}" >>"$FAKE_REPLAYS"
+			mkdir -p "$RESULTS_DIR/r-$TESTBED_PROJECT"
+			echo '{"finished": true}' >"$RESULTS_DIR/r-$TESTBED_PROJECT/manifest.json"
+			echo "replay r-$TESTBED_PROJECT: 10 jobs of theta on tiny"
+			# scripts/experiment reads the run id while the replay runs.
+			sleep 2
+			;;
+		in-tools)
+			shift
+			case " $* " in *" table "*) exit 0 ;; esac
+			exec "$@"
+			;;
+		esac
+	SH
+	chmod +x "$bin/docker" "$bin/testbed"
+	rm -f "$BATS_TEST_TMPDIR/replays"
+	env -u AUTO_RECOVER PATH="$bin:$PATH" EXPERIMENT_TESTBED="$bin/testbed" \
+		FAKE_REPLAYS="$BATS_TEST_TMPDIR/replays" RESULTS_DIR="$BATS_TEST_TMPDIR/results" \
+		EXP=smoke-tiny "$@" "$ROOT/scripts/experiment"
+}
+
+@test "an experiment's replays restart a dead service (AUTO_RECOVER=1) unless AUTO_RECOVER=0" {
+	run fake_experiment
+	assert_success
+	assert_line --partial "2/2 runs ->"
+	assert_equal "$(cat "$BATS_TEST_TMPDIR/replays")" "$(printf 'AUTO_RECOVER=1\nAUTO_RECOVER=1')"
+	run fake_experiment AUTO_RECOVER=0
+	assert_success
+	assert_equal "$(cat "$BATS_TEST_TMPDIR/replays")" "$(printf 'AUTO_RECOVER=0\nAUTO_RECOVER=0')"
+	run fake_experiment AUTO_RECOVER=yes
+	assert_failure
+	assert_output "error: AUTO_RECOVER=yes: expected 1 (the default: restart a service that dies during a replay) or 0"
+	[ ! -e "$BATS_TEST_TMPDIR/replays" ] || fail "a replay ran"
+}
+
 # End to end (Docker): two small replays on their own tiny testbeds, side
 # by side, the table, and no testbed left up.
 @test "make experiment EXP=smoke-tiny runs both replays and writes the table" {

@@ -76,7 +76,7 @@ last_run() { ls -d "$ROOT"/results/*-theta-"$1"* | tail -n 1; }
 		    for k in range(12):
 		        f.write(f"{k + 1} {1000 + 137 * k * k} {60 + 17 * k} {1 + k % 4} {k % 2} {10 * (k % 9 + 1)}\n")
 		args = replay.parse_args(["--log", log_path, "--speedup", "300", "--seed", "3"])
-		plan, _ = replay.make_plan(args, logs.read(log_path), None, 8)
+		plan, _ = replay.make_plan(args, logs.read(log_path), None, 8, args.speedup)
 		run = os.path.join(tmp, "run"); os.mkdir(run)
 		replay.write_plan(os.path.join(run, "plan.tsv"), plan)
 		manifest = {"run_id": "R1", "speedup": 300.0, "t0": 5000.5, "seed": 3}
@@ -93,7 +93,7 @@ last_run() { ls -d "$ROOT"/results/*-theta-"$1"* | tail -n 1; }
 		# Replayed at another SPEEDUP and SEED: the same log times and profiles.
 		sacct = os.path.join(run, "sacct.json")
 		args2 = replay.parse_args(["--log", sacct, "--speedup", "1000", "--seed", "9"])
-		plan2, _ = replay.make_plan(args2, logs.read(sacct), None, 8)
+		plan2, _ = replay.make_plan(args2, logs.read(sacct), None, 8, args2.speedup)
 		keys = ("log_id", "offset", "runtime", "nodes", "comm", "pattern", "comm_percent")
 		assert [[p[k] for k in keys] for p in plan2] == [[p[k] for k in keys] for p in plan], (plan, plan2)
 		# Without the recorded plan (a run made before), the manifest's SPEEDUP
@@ -190,7 +190,7 @@ has_submissions() { local d; d=$(new_run "$1" "$2") && [ -s "$d/submitted.tsv" ]
 	[ "$output" -gt 5 ] || fail "only $output jobs had a matrix"
 	make -s -C "$ROOT" report RUN="$(basename "$run")" >/dev/null
 	[ "$(jq .comm.hop_bytes_total "$run/metrics.json")" != null ]
-	head -1 "$run/jobs.csv" | grep -q ',matrix_ranks,hop_bytes,hop_bytes_default,fallback,fault$'
+	head -1 "$run/jobs.csv" | grep -q ',matrix_ranks,hop_bytes,hop_bytes_default,fallback,fault,rerun_of$'
 }
 
 @test "matrices are the same for a SEED and log id, fit the job's environment and have no self-pairs" {
@@ -306,9 +306,9 @@ print(len(big.split(';')) - 1)"
 		    (1012, 1020, ["c"], True), p
 		# Ctrl-C records when the driver stopped; the first stop counts (a
 		# RESUME that fails early does not shorten the pause); pauses add up.
-		replay.mark_stopped(run_dir)
+		replay.mark_stopped(run_dir, "")
 		t = json.load(open(os.path.join(run_dir, "manifest.json")))["stopped_at"]
-		replay.mark_stopped(run_dir)
+		replay.mark_stopped(run_dir, "")
 		m = json.load(open(os.path.join(run_dir, "manifest.json")))
 		assert m["stopped_at"] == t and abs(t - time.time()) < 5, m
 		stopped = replay.stopped_at(m, run_dir)

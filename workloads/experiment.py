@@ -55,6 +55,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path[:0] = [HERE, os.path.join(ROOT, "metrics")]
+import faults  # noqa: E402
 import replay  # noqa: E402
 import report  # noqa: E402
 import ta_speedup  # noqa: E402
@@ -472,11 +473,16 @@ class Run:
         self.pattern = m.get("pattern", "")
         self.policy = m["policy"]
         self.run_id = m["run_id"]
-        self.rows = report.job_rows(m, sacct, {})
+        # As make report: one row per log job (a rerun in place of the job
+        # a fault hit), and jobs hit by a fault left out of every figure.
+        rows = report.job_rows(m, sacct, {}, faults.deaths(run_dir))
+        self.rows = [r for r in rows if not r["fault"]]
+        self.fault_jobs = len(rows) - len(self.rows)
+        self.rerun_jobs = sum(1 for r in rows if r["attempt"])
         self.metrics = report.metrics(self.rows, m["cluster_nodes"])
         # The paper's Table 3 gives wait hours summed over the jobs.
         self.metrics["wait_hours"] = sum(r["wait_s"] for r in self.rows) / 3600
-        got = {r["log_job_id"] for r in self.rows}
+        got = {r["log_job_id"] for r in rows}
         self.missing = [x for x in planned if x not in got]
         self.costs = {}          # job id -> {policy: cost}, all recorded costs
         for j in sacct.get("jobs", []):
@@ -660,6 +666,17 @@ def header_md(d, runs, meta):
     incomplete = [r.run_id for r in runs.values() if r.missing]
     if incomplete:
         out += [f"- **incomplete runs** (jobs missing from sacct.json): {', '.join(incomplete)}"]
+    damaged = [f"{r.run_id} ({r.fault_jobs})" for r in sorted(runs.values(), key=lambda r: r.run_id)
+               if r.fault_jobs]
+    if damaged:
+        out += ["- **damaged runs**, jobs hit by a fault left out of their figures "
+                f"(`make replay RESUME=<run-id> RERUN_FAULTED=1` runs them again): "
+                f"{', '.join(damaged)}"]
+    rerun = [f"{r.run_id} ({r.rerun_jobs})" for r in sorted(runs.values(), key=lambda r: r.run_id)
+             if r.rerun_jobs]
+    if rerun:
+        out += ["- runs with jobs run again after a fault (RERUN_FAULTED=1), counted by "
+                f"their rerun: {', '.join(rerun)}"]
     return out + [""]
 
 

@@ -6,8 +6,8 @@ daemons and stops when any of them exits (images/slurm/entrypoint.sh), so a
 dead daemon shows as a stopped container. A death is
 
   - named at once (progress line and replay.log) with the end of its log;
-  - recorded in faults.jsonl in the run directory (the report marks the
-    jobs it hit, and never counts them silently);
+  - recorded in faults.jsonl in the run directory (read by faults.py:
+    the report marks the jobs it hit, and never counts them silently);
   - made known to Slurm at once for an emulator: its front ends are
     drained (no new job starts there) and the jobs running on them are
     requeued (scontrol requeue; cancelled if they may not be requeued),
@@ -197,20 +197,3 @@ class HealthWatch:
                       "down_s": round(now - since, 3), "frontends": frontends,
                       "resumed": resumed})
 
-
-def read_faults(run_dir):
-    """The run's fault events, oldest first ([] when none)."""
-    path = os.path.join(run_dir, "faults.jsonl")
-    events = []
-    try:
-        with open(path, encoding="utf-8") as f:
-            for line in f:
-                line = line.strip()
-                if line:
-                    try:
-                        events.append(json.loads(line))
-                    except ValueError:
-                        continue    # a line cut by a crash
-    except FileNotFoundError:
-        pass
-    return events

@@ -13,6 +13,8 @@ A malformed line raises LogError naming the file, the line and the reason.
 import json
 import os
 
+import faults
+
 # Named logs, resolved in WORKLOADS_DIR. For curie the full Parallel
 # Workloads Archive file is used when present, the shared excerpt otherwise.
 NAMED_LOGS = {
@@ -241,7 +243,7 @@ def read_sacct_json(path):
     if speedup <= 0:
         raise LogError(f"{path}:1: speedup {speedup:g}: expected > 0")
     run_id = facts.get("run_id")
-    rows = []
+    rows, named = [], []
     for i, j in enumerate(jobs):
         try:
             admin = admin_fields(j["comment"]["administrator"])
@@ -251,10 +253,16 @@ def read_sacct_json(path):
         except (KeyError, TypeError, ValueError):
             raise LogError(f"{path}:1: job {i}: missing name, time.eligible, "
                            "allocation_nodes or comment.administrator")
-        if run_id and name.startswith(run_id + ":"):
-            log_id = name[len(run_id) + 1:]
+        # A job run again after a fault stands for its log job in place of
+        # the job it replaces (faults.py): one job per log job.
+        base, attempt = faults.strip_rerun(name)
+        if run_id and base.startswith(run_id + ":"):
+            log_id = base[len(run_id) + 1:]
         else:
-            log_id = name.split(":")[-1]
+            log_id = base.split(":")[-1]
+        named.append(((base, attempt), (log_id, admin, eligible, nodes)))
+    named, _ = faults.one_per_log(named, key=lambda x: x[0])
+    for _, (log_id, admin, eligible, nodes) in named:
         if log_id in planned:
             k, p = planned[log_id]
             try:

@@ -14,7 +14,8 @@ is the log runtime.
 
 Results go to results/<run-id>/: plan.tsv (the window as replayed),
 submitted.tsv (log id -> Slurm id, fsynced after each job, which is what
-RESUME continues from), sacct.json, manifest.json and replay.log.
+RESUME continues from), rerun.tsv (log id, attempt, Slurm id of the jobs
+RERUN_FAULTED=1 ran again), sacct.json, manifest.json and replay.log.
 """
 
 import argparse
@@ -34,6 +35,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import faults  # noqa: E402
 import health  # noqa: E402
 import logs  # noqa: E402
 import ta_speedup  # noqa: E402
@@ -355,28 +357,64 @@ def read_submitted(path, plan):
     return done
 
 
-def reconcile(container, run_id, submitted, path):
-    """Jobs Slurm has for this run that submitted.tsv lacks (the driver
-    died between submission and the write) are recorded, not submitted
-    again. A controller that does not answer is waited for: its silence
-    says nothing about which jobs it has."""
+def read_reruns(path, plan):
+    """rerun.tsv as {(log id, attempt): job id}; lines cut short are
+    dropped as in read_submitted."""
+    done, bad = {}, 0
+    if not os.path.exists(path):
+        return done
+    planned = {p["log_id"] for p in plan}
+    with open(path, encoding="utf-8", errors="replace") as f:
+        for line in f:
+            parts = line.split()
+            if (line.endswith("\n") and len(parts) == 3 and parts[0] in planned
+                    and parts[1].isdigit() and int(parts[1]) > 0 and parts[2].isdigit()
+                    and (parts[0], int(parts[1])) not in done):
+                done[(parts[0], int(parts[1]))] = int(parts[2])
+            else:
+                bad += 1
+    if bad:
+        write_atomic(path, "".join(f"{k} {n} {v}\n" for (k, n), v in done.items()))
+    return done
+
+
+def append_synced(path, lines):
+    if not lines:
+        return
+    with open(path, "a", encoding="utf-8") as f:
+        f.writelines(lines)
+        f.flush()
+        os.fsync(f.fileno())
+
+
+def reconcile(container, run_id, submitted, path, reruns=None, rerun_path=None):
+    """Jobs Slurm has for this run that submitted.tsv (or, for the jobs run
+    again after a fault, rerun.tsv) lacks (the driver died between
+    submission and the write) are recorded, not submitted again. A
+    controller that does not answer is waited for: its silence says
+    nothing about which jobs it has."""
     out = slurm_answer(container, f"squeue -h -a -o '%i %j' && sacct -X -n -P -a "
                        f"--starttime=now-7days -o JobID,JobName",
                        "which jobs of the run Slurm has", os.path.dirname(path))
-    added = 0
-    with open(path, "a", encoding="utf-8") as f:
-        for line in out.splitlines():
-            parts = line.replace("|", " ").split()
-            if len(parts) != 2 or not parts[1].startswith(run_id + ":"):
-                continue
-            log_id = parts[1][len(run_id) + 1:]
-            if log_id not in submitted and parts[0].isdigit():
-                submitted[log_id] = int(parts[0])
-                f.write(f"{log_id} {parts[0]}\n")
-                added += 1
-        f.flush()
-        os.fsync(f.fileno())
-    return added
+    lines, rerun_lines = [], []
+    for line in out.splitlines():
+        parts = line.replace("|", " ").split()
+        if len(parts) != 2 or not parts[0].isdigit():
+            continue
+        mine = faults.log_id_of(parts[1], run_id)
+        if mine is None:
+            continue
+        log_id, attempt = mine
+        if attempt == 0 and log_id not in submitted:
+            submitted[log_id] = int(parts[0])
+            lines.append(f"{log_id} {parts[0]}\n")
+        elif attempt and reruns is not None and (log_id, attempt) not in reruns:
+            reruns[(log_id, attempt)] = int(parts[0])
+            rerun_lines.append(f"{log_id} {attempt} {parts[0]}\n")
+    append_synced(path, lines)
+    if rerun_path:
+        append_synced(rerun_path, rerun_lines)
+    return len(lines) + len(rerun_lines)
 
 
 # How long the driver waits for a controller that does not answer whether
@@ -448,9 +486,11 @@ def queue_state(container, run_id):
     jobs = {}
     for line in out.splitlines():
         name, state, start = (line.split(" ") + ["", ""])[:3]
-        if not name.startswith(run_id + ":"):
+        mine = faults.log_id_of(name, run_id)
+        if mine is None:
             continue
-        jobs[name[len(run_id) + 1:]] = (
+        # A rerun stands for its log job (the job it replaces has ended).
+        jobs[mine[0]] = (
             state, int(start) if state != "PENDING" and start.isdigit() else None)
     return jobs
 
@@ -466,10 +506,10 @@ def waiting_for_time(container, run_id):
     ids = []
     for line in out.splitlines():
         name, state, reason = (line.split("|") + ["", ""])[:3]
-        if (not name.startswith(run_id + ":") or state != "PENDING"
-                or reason != "BeginTime"):
+        mine = faults.log_id_of(name, run_id)
+        if mine is None or state != "PENDING" or reason != "BeginTime":
             return None
-        ids.append(name[len(run_id) + 1:])
+        ids.append(mine[0])
     return ids
 
 
@@ -622,31 +662,88 @@ def iso(epoch):
     return datetime.datetime.fromtimestamp(epoch, datetime.timezone.utc).isoformat()
 
 
-def record_pause(run_dir, manifest, plan, submitted, stopped, now):
+def record_pause(run_dir, manifest, plan, submitted, stopped, now, rerun=()):
     """A RESUME changes the experiment: jobs whose time came while the
     driver was stopped are submitted now, all eligible at once, and the
     pause can idle the cluster, which makespan and utilization then count.
-    The manifest says so: each pause (start, end, the jobs made late) and,
-    over the run, resumed, paused_s (wall seconds) and jobs_late."""
+    The manifest says so: each pause (start, end, the jobs made late, the
+    log jobs a fault hit that RERUN_FAULTED=1 runs again, also eligible at
+    once) and, over the run, resumed, paused_s (wall seconds), jobs_late
+    and jobs_rerun."""
     start, estimated = stopped
     start = min(start or now, now)
     t0, speedup = manifest["t0"], manifest["speedup"]
     late = [p["log_id"] for p in plan if p["log_id"] not in submitted
             and t0 + p["offset"] / speedup < now]
-    manifest.setdefault("pauses", []).append({
+    pause = {
         "start": iso(start), "end": iso(now), "start_epoch": round(start, 3),
         "end_epoch": round(now, 3), "seconds": round(now - start, 3),
-        "start_estimated": estimated, "jobs_late": len(late), "late_log_ids": late})
+        "start_estimated": estimated, "jobs_late": len(late), "late_log_ids": late}
+    if rerun:
+        pause.update({"jobs_rerun": len(rerun), "rerun_log_ids": list(rerun)})
+    manifest.setdefault("pauses", []).append(pause)
     manifest["resumed"] = True
     manifest["paused_s"] = round(sum(p["seconds"] for p in manifest["pauses"]), 3)
     manifest["jobs_late"] = sum(p["jobs_late"] for p in manifest["pauses"])
+    if any("jobs_rerun" in p for p in manifest["pauses"]):
+        manifest["jobs_rerun"] = sum(p.get("jobs_rerun", 0) for p in manifest["pauses"])
     manifest.pop("stopped_at", None)
     manifest.pop("stopped_estimated", None)
     write_manifest(run_dir, manifest)
     log_line(run_dir, f"resume: paused {now - start:.0f} s"
              f"{' (estimated from the last write)' if estimated else ''}, "
-             f"{len(late)} jobs made late")
+             f"{len(late)} jobs made late"
+             + (f", {len(rerun)} jobs hit by a fault run again" if rerun else ""))
     return late
+
+
+def latest_attempts(run_id, submitted, reruns):
+    """{Slurm id: job name} of each log job's latest attempt."""
+    latest = {log_id: (0, jid) for log_id, jid in submitted.items()}
+    for (log_id, n), jid in reruns.items():
+        if n > latest.get(log_id, (-1, None))[0]:
+            latest[log_id] = (n, jid)
+    return {jid: faults.rerun_name(run_id, log_id, n)
+            for log_id, (n, jid) in latest.items()}
+
+
+def previous_records(run_dir, expected):
+    """The run's sacct.json records (from an earlier collect) of the
+    expected {Slurm id: job name} jobs that had ended, by Slurm id, and
+    that file's document ({} without one)."""
+    try:
+        with open(os.path.join(run_dir, "sacct.json"), encoding="utf-8") as f:
+            doc = json.load(f)
+    except (OSError, ValueError):
+        return {}, {}
+    kept = {j["job_id"]: j for j in doc.get("jobs", [])
+            if expected.get(j.get("job_id")) == j.get("name") and faults.is_final(j)}
+    return kept, doc
+
+
+def sacct_records(container, ids, expected, what, run_dir):
+    """Slurm's sacct records of these jobs, those named as expected."""
+    jobs = []
+    for k in range(0, len(ids), 400):
+        chunk = ",".join(str(x) for x in ids[k:k + 400])
+        doc = json.loads(slurm_answer(container, f"sacct -X --json -j {chunk}", what, run_dir))
+        jobs.extend(j for j in doc.get("jobs", [])
+                    if expected.get(j.get("job_id")) == j.get("name"))
+    return jobs
+
+
+def faulted(container, run_dir, manifest, submitted, reruns):
+    """RERUN_FAULTED's jobs: faults.to_rerun over the latest attempt of
+    each log job, as Slurm has it, else as the run's sacct.json has it (a
+    testbed made again no longer has the run's jobs)."""
+    expected = latest_attempts(manifest["run_id"], submitted, reruns)
+    kept, _ = previous_records(run_dir, expected)
+    ask = sorted(set(expected) - set(kept))
+    live = {j["job_id"]: j for j in sacct_records(
+        container, ask, expected, "how the run's jobs ended", run_dir)}
+    records = [live.get(jid) or kept.get(jid) for jid in sorted(expected)]
+    return faults.to_rerun([j for j in records if j], manifest["run_id"],
+                           faults.deaths(run_dir))
 
 
 def run_clock(manifest, state_dir):
@@ -677,16 +774,35 @@ def run(args, run_dir, manifest, stopped=None):
 def run_at_rate(args, run_dir, manifest, stopped, container, clock):
     plan = read_plan(os.path.join(run_dir, "plan.tsv"))
     sub_path = os.path.join(run_dir, "submitted.tsv")
+    rerun_path = os.path.join(run_dir, "rerun.tsv")
     submitted = read_submitted(sub_path, plan)
-    added = reconcile(container, manifest["run_id"], submitted, sub_path)
+    reruns = read_reruns(rerun_path, plan)
+    known = len(reruns)
+    added = reconcile(container, manifest["run_id"], submitted, sub_path, reruns, rerun_path)
     if added:
         log_line(run_dir, f"resume: {added} jobs found in Slurm, not submitted again")
+    if len(reruns) > known:
+        note_reruns(manifest, plan, reruns, submitted=submitted)
+        write_manifest(run_dir, manifest)
+    again = []
+    if getattr(args, "rerun_faulted", False):
+        again = faulted(container, run_dir, manifest, submitted, reruns)
+        if not again:
+            progress(f"replay {manifest['run_id']}: no job of the run that has ended was "
+                     "hit by a fault; none to run again", final=True)
+            if manifest.get("finished"):
+                return container, None, reruns
     if stopped is not None:
-        late = record_pause(run_dir, manifest, plan, submitted, stopped, clock.now())
+        late = record_pause(run_dir, manifest, plan, submitted, stopped, clock.now(),
+                            [log_id for log_id, _, _, _ in again])
         if late:
             progress(f"replay {manifest['run_id']}: resumed; {len(late)} jobs whose time "
                      "passed during the pause become eligible now (recorded in the "
                      "manifest)", final=True)
+    if again and manifest.get("finished"):
+        # Not complete until its reruns are: a plain RESUME continues it.
+        manifest["finished"] = False
+        write_manifest(run_dir, manifest)
     install_batch_script(container)
     t0 = manifest["t0"]
     speedup = manifest["speedup"]
@@ -707,6 +823,8 @@ def run_at_rate(args, run_dir, manifest, stopped, container, clock):
     last_report = 0.0
     i = 0
     try:
+        if again:
+            submit_reruns(submitters, again, plan, manifest, run_dir, reruns, page)
         with open(sub_path, "a", encoding="utf-8") as out:
             while True:
                 now = clock.now()
@@ -774,7 +892,56 @@ def run_at_rate(args, run_dir, manifest, stopped, container, clock):
     finally:
         submitters.close()
     progress(f"replay {run_id}: all {len(plan)} jobs done", final=True)
-    return container, submitted
+    return container, submitted, reruns
+
+
+def note_reruns(manifest, plan, reruns, again=(), submitted=None):
+    """The manifest's "reruns": per rerun its log id, attempt, Slurm id
+    (None until submitted), the Slurm id of the job it replaces and that
+    job's fault (None for a rerun reconcile() found that no entry names:
+    the driver died before it recorded it)."""
+    entries = {(r["log_id"], r["attempt"]): r for r in manifest.get("reruns", [])}
+    for log_id, n, old, fault in again:
+        e = entries.setdefault((log_id, n), {"log_id": log_id, "attempt": n, "job_id": None})
+        e.update({"replaces": old["job_id"], "fault": fault})
+    for (log_id, n), jid in reruns.items():
+        before = (reruns.get((log_id, n - 1)) if n > 1 else (submitted or {}).get(log_id))
+        e = entries.setdefault((log_id, n), {"log_id": log_id, "attempt": n,
+                                             "replaces": before, "fault": None})
+        e["job_id"] = jid
+    order = {p["log_id"]: k for k, p in enumerate(plan)}
+    manifest["reruns"] = sorted(entries.values(),
+                                key=lambda r: (order.get(r["log_id"], 0), r["attempt"]))
+
+
+def submit_reruns(submitters, again, plan, manifest, run_dir, reruns, page):
+    """RERUN_FAULTED: each job a fault hit is submitted again as a new job
+    (faults.rerun_name) with its original log time as begin time, so one
+    whose time has passed is eligible at once, and its place in the log's
+    priority order. rerun.tsv and the manifest's "reruns" record them."""
+    run_id, t0, speedup = manifest["run_id"], manifest["t0"], manifest["speedup"]
+    index = {p["log_id"]: k for k, p in enumerate(plan)}
+    items = [a for a in again if a[0] in index]
+    fields = []
+    for log_id, n, _, _ in items:
+        k = index[log_id]
+        f = job_fields(run_id, k, plan[k], t0, speedup, manifest["seed"], page)
+        f[0] = faults.rerun_name(run_id, log_id, n)
+        fields.append(f)
+    rerun_path = os.path.join(run_dir, "rerun.tsv")
+    # What is about to be submitted, first: a driver that dies meanwhile
+    # leaves the reason on record, and RESUME finds the jobs (reconcile).
+    note_reruns(manifest, plan, {}, items)
+    write_manifest(run_dir, manifest)
+    for (log_id, n, _, _), jid in submitters.submit_all(fields, items):
+        reruns[(log_id, n)] = jid
+        append_synced(rerun_path, [f"{log_id} {n} {jid}\n"])
+    note_reruns(manifest, plan, reruns)
+    write_manifest(run_dir, manifest)
+    log_line(run_dir, f"rerun: {len(items)} jobs hit by a fault submitted again: "
+             + " ".join(f"{log_id} ({fault})" for log_id, _, _, fault in items))
+    progress(f"replay {run_id}: {len(items)} jobs hit by a fault run again "
+             "(RERUN_FAULTED=1), eligible at once (recorded in the manifest)", final=True)
 
 
 def submit_with_retry(submitter, fields, run_dir):
@@ -824,25 +991,33 @@ def run_facts(manifest, plan):
             "plan": [{k: number(p[k]) for k in keep if k in p} for p in plan]}
 
 
-def collect(container, run_dir, manifest, submitted, timeout=120):
-    """sacct --json for exactly this run's jobs, once accounting has them
-    all in a final state, with the run's facts (run_facts) as "testbed"."""
+def collect(container, run_dir, manifest, submitted, timeout=120, reruns=None):
+    """sacct --json for exactly this run's jobs (every attempt of a job run
+    again after a fault too), once accounting has them all in a final
+    state, with the run's facts (run_facts) as "testbed". Jobs an earlier
+    collect found ended are kept from sacct.json (a RERUN_FAULTED on a
+    testbed made again)."""
     run_id = manifest["run_id"]
-    ids = sorted(submitted.values())
+    expected = {jid: faults.rerun_name(run_id, log_id, 0) for log_id, jid in submitted.items()}
+    for (log_id, n), jid in (reruns or {}).items():
+        expected[jid] = faults.rerun_name(run_id, log_id, n)
+    kept, doc = previous_records(run_dir, expected)
+    ids = sorted(set(expected) - set(kept))
     deadline = time.time() + timeout
-    while True:
+    final = []
+    while ids:
         jobs = []
         for k in range(0, len(ids), 400):
             chunk = ",".join(str(x) for x in ids[k:k + 400])
             doc = json.loads(ctl(container, f"sacct -X --json -j {chunk}"))
             jobs.extend(j for j in doc.get("jobs", [])
-                        if j.get("name", "").startswith(run_id + ":"))
-        final = [j for j in jobs if j["state"]["current"][0] not in
-                 ("PENDING", "RUNNING", "REQUEUED", "SUSPENDED")]
+                        if expected.get(j.get("job_id")) == j.get("name"))
+        final = [j for j in jobs if faults.is_final(j)]
         if len(final) == len(ids) or time.time() > deadline:
             break
         time.sleep(2)
-    missing = sorted(set(ids) - {j["job_id"] for j in final})
+    final += kept.values()
+    missing = sorted(set(expected) - {j["job_id"] for j in final})
     doc["jobs"] = sorted(final, key=lambda j: j["job_id"])
     doc["testbed"] = run_facts(manifest, read_plan(os.path.join(run_dir, "plan.tsv")))
     write_atomic(os.path.join(run_dir, "sacct.json"), json.dumps(doc, indent=1))
@@ -884,6 +1059,12 @@ class _Parser(argparse.ArgumentParser):
             name = m.group(1).replace("-", "_").upper()
             what = "a number" if m.group(2) == "float" else "a whole number"
             raise ReplayError(f"{name}={m.group(3)}: expected {what}")
+        m = re.fullmatch(r"argument --([\w-]+): invalid choice: '(.*)' \(choose from (.*)\)",
+                         message)
+        if m:
+            name = m.group(1).replace("-", "_").upper()
+            choices = m.group(3).replace("'", "").replace(", ", " or ")
+            raise ReplayError(f"{name}={m.group(2)}: expected {choices}")
         raise ReplayError(message)
 
 
@@ -918,9 +1099,16 @@ def parse_args(argv):
                     help="under the virtual clock, jump over idle time")
     ap.add_argument("--state-dir", default=os.environ.get("TESTBED_STATE_DIR", ".state"),
                     help="the testbed's state directory (the clock page's)")
-    ap.add_argument("--auto-recover", type=int, default=0, choices=(0, 1),
+    ap.add_argument("--auto-recover", default="0", choices=("0", "1"),
                     help="restart a service that dies during the replay")
+    ap.add_argument("--rerun-faulted", default="0", choices=("0", "1"),
+                    help="with --resume: run again the jobs a fault hit")
     args = ap.parse_args(argv)
+    args.auto_recover = args.auto_recover == "1"
+    args.rerun_faulted = args.rerun_faulted == "1"
+    if args.rerun_faulted and not args.resume:
+        raise ReplayError("RERUN_FAULTED=1 needs RESUME=<run-id>: the run whose jobs "
+                          "a fault hit")
     if args.policy not in POLICIES:
         raise ReplayError(f"unknown POLICY '{args.policy}'; valid: {' '.join(POLICIES)}")
     if args.pattern not in PATTERNS + ["mix"]:
@@ -966,15 +1154,16 @@ def main(argv):
                                   f"{' '.join(runs[-10:]) or 'none'}")
             with open(os.path.join(run_dir, "manifest.json"), encoding="utf-8") as f:
                 manifest = json.load(f)
-            if manifest.get("finished"):
-                raise ReplayError(f"run {args.resume} is already complete")
+            if manifest.get("finished") and not args.rerun_faulted:
+                raise ReplayError(f"run {args.resume} is already complete (RERUN_FAULTED=1 "
+                                  "runs its jobs a fault hit again)")
             cluster = current_cluster(args.root)
             if cluster != manifest["cluster"]:
                 raise ReplayError(f"RESUME={args.resume} ran on cluster "
                                   f"'{manifest['cluster']}', but '{cluster}' is up; "
                                   f"make down, then make up CLUSTER={manifest['cluster']}")
             stopped = stopped_at(manifest, run_dir)
-            if not manifest.get("stopped_at"):
+            if not manifest.get("stopped_at") and not manifest.get("finished"):
                 # Kept, so that a RESUME failing before it submits (no
                 # controller) neither loses nor shortens the pause.
                 manifest["stopped_at"], manifest["stopped_estimated"] = stopped
@@ -1029,9 +1218,11 @@ def main(argv):
                   f"under {args.policy} " + (
                       f"on the virtual clock at rate {clock.rate:g}"
                       if clock.kind == "virtual" else f"at SPEEDUP={args.speedup:g}"))
-        container, submitted = run(args, run_dir, manifest,
-                                   stopped if args.resume else None)
-        missing = collect(container, run_dir, manifest, submitted)
+        container, submitted, reruns = run(args, run_dir, manifest,
+                                           stopped if args.resume else None)
+        if submitted is None:
+            return 0            # RERUN_FAULTED on a finished run: none to run again
+        missing = collect(container, run_dir, manifest, submitted, reruns=reruns)
         manifest["wall_end"] = datetime.datetime.now(datetime.timezone.utc).isoformat()
         manifest["finished"] = not missing
         if missing:

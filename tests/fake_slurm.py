@@ -1,0 +1,96 @@
+#!/usr/bin/env python3
+"""replay.py against a stand-in for the controller container, for the
+RESUME / RERUN_FAULTED tests that need no Docker (tests/rerun.bats).
+
+    fake_slurm.py <slurm.json> <replay.py arguments ...>
+
+slurm.json is the stand-in's accounting: {"jobs": [sacct JSON records]}.
+Each submission becomes a job that has already ended COMPLETED (eligible
+at its begin time, or now if that has passed; its runtime / SPEEDUP long)
+and is added there, with the fields tb-submit was given under
+"submitted". Nothing is ever queued, and every service runs. Exits with
+replay.py's status.
+"""
+
+import json
+import math
+import os
+import re
+import sys
+import threading
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "workloads"))
+import health  # noqa: E402
+import replay  # noqa: E402
+
+
+class FakeSlurm:
+    def __init__(self, path):
+        self.path = path
+        with open(path, encoding="utf-8") as f:
+            doc = json.load(f)
+        self.jobs = doc.get("jobs", [])
+        self.submitted = doc.get("submitted", [])
+        self.next_id = max([j["job_id"] for j in self.jobs] + [99]) + 1
+        self.lock = threading.Lock()    # replay.py submits from 4 threads
+
+    def save(self):
+        with open(self.path, "w", encoding="utf-8") as f:
+            json.dump({"jobs": self.jobs, "submitted": self.submitted}, f, indent=1)
+
+    def ctl(self, container, command, stdin=None, check=True):
+        if command.startswith("squeue -h -a -o '%i %j' && sacct"):
+            # reconcile(): what Slurm has of every run.
+            return "".join(f"{j['job_id']}|{j['name']}\n" for j in self.jobs)
+        m = re.fullmatch(r"sacct -X --json -j ([0-9,]+)", command)
+        if m:
+            ids = {int(x) for x in m.group(1).split(",")}
+            return json.dumps({"meta": {"fake": True},
+                               "jobs": [j for j in self.jobs if j["job_id"] in ids]})
+        if "squeue" in command or command.startswith("cat >"):
+            return ""       # nothing queued; the batch script installed
+        raise AssertionError(f"fake_slurm: unexpected command: {command}")
+
+    def submit(self, fields):
+        with self.lock:
+            return self._submit(fields)
+
+    def _submit(self, fields):
+        name, nodes, _limit, begin, _prio, _profile, _matrix, speedup, runtime = fields[:9]
+        jid = self.next_id
+        self.next_id += 1
+        eligible = max(int(begin), math.floor(time.time()))
+        end = eligible + max(1, round(float(runtime) / float(speedup)))
+        self.jobs.append({
+            "job_id": jid, "name": name, "allocation_nodes": int(nodes),
+            "nodes": "t[00-01]", "state": {"current": ["COMPLETED"]},
+            "time": {"eligible": eligible, "start": eligible, "end": end,
+                     "elapsed": end - eligible},
+            "comment": {"administrator": f"policy=greedy;comm=1;pattern=rd;"
+                                         f"comm_percent=50;cost=4;cost_default=4;"
+                                         f"runtime_base={runtime};runtime_scaled={runtime}"}})
+        self.submitted.append([str(f) for f in fields])
+        return jid
+
+
+def main(argv):
+    fake = FakeSlurm(argv[0])
+    replay.controller = lambda: "fake-slurmctld"
+    replay.ctl = fake.ctl
+    replay.current_cluster = lambda root: "tiny"
+    replay.Submitter.submit = lambda self, fields: fake.submit(fields)
+    replay.Submitter.close = lambda self: None
+    health.expected_services = lambda cluster_dir: {
+        "db": [], "slurmdbd": [], "slurmctld": [], "emu1": ["tiny-fe1"]}
+    health.container_states = lambda project: {
+        s: ("running", s) for s in ("db", "slurmdbd", "slurmctld", "emu1")}
+    try:
+        return replay.main(argv[1:])
+    finally:
+        fake.save()
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
