@@ -85,13 +85,16 @@ def log_tail(container, lines=8):
 
 class HealthWatch:
     def __init__(self, project, cluster_dir, run_dir, auto_recover,
-                 say, log, interval=3.0):
+                 say, log, interval=3.0, slurm_now=time.time):
         self.project = project
         self.run_dir = run_dir
         self.auto_recover = auto_recover
         self.say = say          # a line for the user (progress)
         self.log = log          # a line for replay.log
-        self.interval = interval
+        self.interval = interval   # wall seconds between checks
+        # Events carry Slurm's time (virtual under CLOCK=virtual), the
+        # time of the jobs they are matched with; checks run on wall time.
+        self.slurm_now = slurm_now
         self.expected = expected_services(cluster_dir)
         self.down = {}          # service -> epoch it was seen dead
         self.last = 0.0
@@ -100,7 +103,7 @@ class HealthWatch:
         return not self.down
 
     def _record(self, event):
-        event["time"] = round(time.time(), 3)
+        event["time"] = round(self.slurm_now(), 3)
         event["iso"] = datetime.datetime.now(datetime.timezone.utc).strftime(
             "%Y-%m-%dT%H:%M:%SZ")
         with open(os.path.join(self.run_dir, "faults.jsonl"), "a",

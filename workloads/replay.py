@@ -819,7 +819,7 @@ def run_at_rate(args, run_dir, manifest, stopped, container, clock):
         cluster_dir(args.root, manifest["cluster"]),
         run_dir, args.auto_recover,
         say=lambda text: progress(f"replay {run_id}: {text}", final=True),
-        log=lambda text: log_line(run_dir, text))
+        log=lambda text: log_line(run_dir, text), slurm_now=clock.now)
     last_report = 0.0
     i = 0
     try:
@@ -831,7 +831,7 @@ def run_at_rate(args, run_dir, manifest, stopped, container, clock):
                 due = []
                 # A dead service pauses submissions until it is back
                 # (AUTO_RECOVER=1 brings it back at once).
-                if not watch.check(now):
+                if not watch.check(time.time()):
                     time.sleep(1.0)
                     continue
                 while i < len(plan) and t0 + plan[i]["offset"] / speedup <= now + lead:
