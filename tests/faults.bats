@@ -54,7 +54,7 @@ start_replay() {
 	local before
 	OUT=$BATS_TEST_TMPDIR/replay.out
 	before=$(runs_now)
-	make -s -C "$ROOT" replay LOG=theta JOBS=16 SCALE=16 SPEEDUP=600 POLICY=firstfit \
+	make -s -C "$ROOT" replay LOG=theta JOBS=16 SCALE=16 SPEEDUP=600 CLOCK=scaled POLICY=firstfit \
 		AUTO_RECOVER="$1" >"$OUT" 2>&1 &
 	PID=$!
 	wait_for 120 new_run "$before" >/dev/null || fail "no run directory: $(cat "$OUT")"
@@ -84,7 +84,7 @@ jobs_csv() {
 
 @test "an emulator killed mid-replay is named within 10 s, its jobs requeued at once, it is restarted and its jobs are flagged" {
 	local out="$BATS_TEST_TMPDIR/replay.out" pid t0 took run
-	make -s -C "$ROOT" replay LOG=theta JOBS=16 SCALE=16 SPEEDUP=600 POLICY=firstfit \
+	make -s -C "$ROOT" replay LOG=theta JOBS=16 SCALE=16 SPEEDUP=600 CLOCK=scaled POLICY=firstfit \
 		AUTO_RECOVER=1 >"$out" 2>&1 &
 	pid=$!
 	wait_for 120 running_jobs || fail "no job started"

@@ -3,7 +3,7 @@
 # compressed 5000 times (about 20 s of wall time per replay; the interrupt
 # test runs at 300 so that it has something left to resume).
 
-REPLAY_ARGS=(LOG=theta JOBS=30 SCALE=16 SPEEDUP=5000)
+REPLAY_ARGS=(LOG=theta JOBS=30 SCALE=16 SPEEDUP=5000 CLOCK=scaled)
 
 setup_file() {
 	load helpers
@@ -47,7 +47,7 @@ last_run() { ls -d "$ROOT"/results/*-theta-"$1"* | tail -n 1; }
 	orig=$(last_run default1905)
 	# Another SPEEDUP and SEED: log times must not be compressed twice, nor
 	# profiles drawn again. No SCALE: the sizes in sacct.json are scaled.
-	run make -s -C "$ROOT" replay LOG="$orig/sacct.json" JOBS=30 SPEEDUP=4000 SEED=7 POLICY=default1905
+	run make -s -C "$ROOT" replay LOG="$orig/sacct.json" JOBS=30 SPEEDUP=4000 CLOCK=scaled SEED=7 POLICY=default1905
 	assert_success
 	run=$(ls -d "$ROOT"/results/*-log-default1905* | tail -n 1)
 	check_run "$run"
@@ -215,7 +215,7 @@ print(len(big.split(';')) - 1)"
 	mkdir -p "$dir" "$res"
 	head -n 6 "$WORKLOADS_DIR/seed000-theta-2018.jobs" >"$dir/theta window.jobs"
 	run env -u TESTBED_IN_TOOLS make -s -C "$ROOT" replay LOG="$dir/theta window.jobs" \
-		SCALE=16 SPEEDUP=5000 POLICY=default RESULTS_DIR="$res"
+		SCALE=16 SPEEDUP=5000 CLOCK=scaled POLICY=default RESULTS_DIR="$res"
 	assert_success
 	run=$(ls -d "$res"/*-default* | tail -n 1)
 	assert_equal "$(jq '.jobs | length' "$run/sacct.json")" 5
@@ -243,7 +243,7 @@ print(len(big.split(';')) - 1)"
 	local before run pid
 	before=$(ls -d "$ROOT"/results/*-theta-balanced* 2>/dev/null || true)
 	# Slower, so that the window's submissions spread over many seconds.
-	make -s -C "$ROOT" replay LOG=theta JOBS=30 SCALE=16 SPEEDUP=300 POLICY=balanced LEAD=1 >/dev/null 2>&1 &
+	make -s -C "$ROOT" replay LOG=theta JOBS=30 SCALE=16 SPEEDUP=300 CLOCK=scaled POLICY=balanced LEAD=1 >/dev/null 2>&1 &
 	pid=$!
 	wait_for 60 has_submissions balanced "$before" || fail "the replay never submitted"
 	sleep 2
@@ -326,7 +326,7 @@ print(len(big.split(';')) - 1)"
 @test "a controller restart mid-replay loses and duplicates no job" {
 	local before run pid ctld crossing planned
 	before=$(ls -d "$ROOT"/results/*-theta-adaptive* 2>/dev/null || true)
-	make -s -C "$ROOT" replay LOG=theta JOBS=30 SCALE=16 SPEEDUP=300 POLICY=adaptive LEAD=1 \
+	make -s -C "$ROOT" replay LOG=theta JOBS=30 SCALE=16 SPEEDUP=300 CLOCK=scaled POLICY=adaptive LEAD=1 \
 		>"$BATS_TEST_TMPDIR/replay.out" 2>&1 &
 	pid=$!
 	wait_for 60 has_submissions adaptive "$before" || fail "the replay never submitted"

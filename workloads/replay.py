@@ -1072,7 +1072,8 @@ def parse_args(argv):
     ap = _Parser(description="Replay a job log on the running cluster.")
     ap.add_argument("--log")
     ap.add_argument("--policy", default="default")
-    ap.add_argument("--speedup", type=float, default=100.0)
+    ap.add_argument("--speedup", type=float,
+                    help="SPEEDUP: 100 by default under CLOCK=scaled, 1000 under virtual")
     ap.add_argument("--jobs", type=int, default=1000)
     ap.add_argument("--first", type=int, default=0)
     ap.add_argument("--seed", type=int, default=0)
@@ -1092,7 +1093,7 @@ def parse_args(argv):
     ap.add_argument("--root", default=".")
     ap.add_argument("--ta-speedup",
                     help="SC18's runtime model under the isolated policy")
-    ap.add_argument("--clock", default="scaled",
+    ap.add_argument("--clock", default="virtual",
                     help="scaled (divide the log's times by SPEEDUP) or virtual "
                          "(Slurm's clock runs SPEEDUP times faster)")
     ap.add_argument("--idle-jumps", type=int, default=1, choices=(0, 1),
@@ -1116,6 +1117,8 @@ def parse_args(argv):
                           f"{' '.join(PATTERNS)} mix")
     if args.clock not in ("scaled", "virtual"):
         raise ReplayError(f"CLOCK={args.clock}: expected scaled or virtual")
+    if args.speedup is None:
+        args.speedup = 1000.0 if args.clock == "virtual" else 100.0
     if args.speedup <= 0 or args.jobs < 1 or args.first < 0:
         raise ReplayError("SPEEDUP must be > 0, JOBS >= 1, FIRST >= 0")
     if args.limit_grid <= 0:
