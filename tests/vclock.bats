@@ -22,6 +22,14 @@ teardown_file() {
 
 setup() { load helpers; }
 
+# The newest run of a policy, and whether it is a new one with submissions.
+newest() { ls -d "$ROOT"/results/*-theta-"$1"* 2>/dev/null | tail -n 1; }
+submitted_since() {
+	local d
+	d=$(newest balanced)
+	[ -n "$d" ] && ! grep -qxF "$d" <<<"$1" && [ -s "$d/submitted.tsv" ]
+}
+
 container() {
 	docker ps -q --filter "label=com.docker.compose.project=${TESTBED_PROJECT:-testbed}" \
 		--filter "label=com.docker.compose.service=$1"
@@ -121,6 +129,28 @@ container() {
 	run make -s -C "$ROOT" report RUN="$(basename "$run")"
 	assert_success
 	grep -q 'virtual clock x1000' "$run/summary.md"
+}
+
+@test "an interrupted CLOCK=virtual replay leaves the clock at rate 1 and resumes on it" {
+	local before run pid
+	before=$(ls -d "$ROOT"/results/*-theta-balanced* 2>/dev/null || true)
+	make -s -C "$ROOT" replay LOG=theta JOBS=12 SCALE=16 POLICY=balanced SPEEDUP=200 LEAD=1 >/dev/null 2>&1 &
+	pid=$!
+	wait_for 60 submitted_since "$before" || fail "the replay never submitted"
+	sleep 1
+	pkill -TERM -f 'workloads/replay.py' || true
+	wait "$pid" || true
+	run=$(newest balanced)
+	[ "$(jq -r '.finished // false' "$run/manifest.json")" = false ] ||
+		skip "the replay finished before it could be interrupted"
+	# Stopped: the cluster is back at wall speed, the stop in Slurm's time.
+	make -s -C "$ROOT" exec CMD="tb-vclock now $PAGE" | grep -q ' rate 1 '
+	jq -e '.stopped_at > .t0' "$run/manifest.json" >/dev/null
+	run make -s -C "$ROOT" replay RESUME="$(basename "$run")"
+	assert_success
+	check_run "$run" resumed 50
+	jq -e '.resumed and .paused_s > 0 and .clock == "virtual"' "$run/manifest.json" >/dev/null
+	make -s -C "$ROOT" exec CMD="tb-vclock now $PAGE" | grep -q ' rate 1 '
 }
 
 @test "CLOCK and a virtual SPEEDUP are checked before anything changes" {
