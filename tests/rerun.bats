@@ -143,8 +143,9 @@ fake_replay() {
 	assert_success
 	assert_output --partial "replay F: 5 jobs hit by a fault run again (RERUN_FAULTED=1), eligible at once"
 	# New jobs, each with its log time as begin time (t0 + offset / 10) and
-	# its place in the log's priority order.
-	run jq -r '.submitted[] | [.[0], .[3], .[4]] | @tsv' "$SLURM"
+	# its place in the log's priority order (submitters work in parallel,
+	# so in any order).
+	run jq -r '.submitted | sort_by(.[4]) | reverse | .[] | [.[0], .[3], .[4]] | @tsv' "$SLURM"
 	assert_output "$(printf 'F:%s\n' 'b:rerun1	1005	999999999' 'c:rerun1	1006	999999998' \
 		'd:rerun1	1010	999999997' 'e:rerun1	1015	999999996' 'g:rerun1	1025	999999994')"
 	# rerun.tsv and the manifest name them; the pause lists them like late jobs.
@@ -191,7 +192,7 @@ fake_replay() {
 	run fake_replay --resume F --rerun-faulted 1
 	assert_success
 	assert_output --partial "replay F: 4 jobs hit by a fault run again"
-	assert_equal "$(jq -r '[.submitted[][0]] | join(" ")' "$SLURM")" "F:c:rerun1 F:d:rerun1 F:e:rerun1 F:g:rerun1"
+	assert_equal "$(jq -r '[.submitted[][0]] | sort | join(" ")' "$SLURM")" "F:c:rerun1 F:d:rerun1 F:e:rerun1 F:g:rerun1"
 	grep -qx 'b 1 50' "$RUN_DIR/rerun.tsv"
 	assert_equal "$(jq -c '.reruns[0]' "$RUN_DIR/manifest.json")" \
 		'{"log_id":"b","attempt":1,"replaces":2,"fault":null,"job_id":50}'
