@@ -458,8 +458,13 @@ PropagateResourceLimits=NONE
 # only after a change) misses it and only the periodic main pass starts
 # it: sched_interval=1 keeps that within a second (at 10 it cost up to
 # 10 s of wall time, 1,000 s of log time at SPEEDUP=100).
+# nohold_on_prolog_fail: a batch launch that fails is requeued, not held.
+# A controller killed between starting a job and saving its state starts
+# it again on recovery; the front end refuses the second copy ("already
+# running") and Slurm would hold the job forever, so the replay would
+# never end. Requeued, it runs again and the report flags it "requeued".
 SchedulerType=sched/backfill
-SchedulerParameters=batch_sched_delay=0,bf_interval=1,bf_resolution=1,bf_continue,bf_max_job_test=1000,default_queue_depth=1000,sched_interval=1{sched_extra}
+SchedulerParameters=nohold_on_prolog_fail,batch_sched_delay=0,bf_interval=1,bf_resolution=1,bf_continue,bf_max_job_test=1000,default_queue_depth=1000,sched_interval=1{sched_extra}
 MinJobAge=10
 MaxJobCount=200000
 MaxArraySize=100001

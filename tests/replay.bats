@@ -483,10 +483,20 @@ print(sorted(replay.read_submitted('$f', plan).items()))"
 import sys; sys.path.insert(0, '$ROOT/workloads'); import replay
 plan = [{'log_id': k, 'nodes': n, 'runtime': r}
         for k, n, r in (('a', 4, 100), ('b', 2, 50), ('c', 8, 10), ('d', 4, 40))]
-queued = {'b': ('RUNNING', 1000), 'c': ('PENDING', None)}
+queued = {'b': ('RUNNING', 1000, None), 'c': ('PENDING', None, None)}
 print(replay.time_left(plan, {'a': 1, 'b': 2, 'c': 3}, queued, 1002, 10, 8))"
 	assert_success
 	assert_output "3.75"
+}
+
+@test "held jobs of the run are named in the progress line, never waited for in silence" {
+	run python3 -c "
+import sys; sys.path.insert(0, '$ROOT/workloads'); import replay
+print(repr(replay.held_note({'b': ('RUNNING', 1000, None), 'c': ('PENDING', None, None)})))
+print(replay.held_note({'c': ('PENDING', None, '17'), 'd': ('PENDING', None, '9'), 'e': ('PENDING', None, None)}))"
+	assert_success
+	assert_line --index 0 "''"
+	assert_line --index 1 ", 2 held by Slurm (make exec CMD='squeue -j 9,17'; scontrol release to go on)"
 }
 
 teardown() {

@@ -47,7 +47,7 @@ add_jobs() {
 # tests/fake_slurm.py as the controller; its accounting is $SLURM.
 fake_replay() {
 	python3 "$BATS_TEST_DIRNAME/fake_slurm.py" "$SLURM" --root "$BATS_TEST_TMPDIR" \
-		--results results "$@"
+		--results results --state-dir "$BATS_TEST_TMPDIR/state" "$@"
 }
 
 @test "make report flags the jobs a fault hit and leaves them out" {

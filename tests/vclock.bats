@@ -153,6 +153,29 @@ container() {
 	make -s -C "$ROOT" exec CMD="tb-vclock now $PAGE" | grep -q ' rate 1 '
 }
 
+# The clock page is never re-anchored, so after a virtual replay Slurm's
+# clock stays ahead of wall time; CLOCK=scaled must then plan in Slurm's
+# time too (it once planned in wall time: every begin time was in Slurm's
+# past and the whole window was eligible at once).
+@test "CLOCK=scaled on a clock ahead of wall time plans in Slurm's time: eligible times follow the log" {
+	local before run virt ahead
+	virt=$(make -s -C "$ROOT" exec CMD='date +%s')
+	make -s -C "$ROOT" exec CMD="tb-vclock jump $PAGE --to $((virt + 86400)) >/dev/null"
+	ahead=$(($(make -s -C "$ROOT" exec CMD='date +%s') - $(date +%s)))
+	[ "$ahead" -gt 80000 ] || fail "Slurm's clock is only $ahead s ahead of wall time"
+	before=$(ls -d "$ROOT"/results/*-theta-default1905* 2>/dev/null || true)
+	run make -s -C "$ROOT" replay LOG=theta JOBS=6 SCALE=16 POLICY=default1905 CLOCK=scaled SPEEDUP=600
+	assert_success
+	for run in "$ROOT"/results/*-theta-default1905*; do
+		grep -qxF "$run" <<<"$before" || break
+	done
+	jq -e '.clock == "scaled" and .speedup == 600' "$run/manifest.json" >/dev/null
+	# t0 is Slurm's time, not wall time.
+	awk -v t0="$(jq .t0 "$run/manifest.json")" -v wall="$(date +%s)" 'BEGIN { exit !(t0 - wall > 80000) }' ||
+		fail "t0 $(jq .t0 "$run/manifest.json") is not a day ahead of wall time"
+	check_run "$run"
+}
+
 @test "CLOCK and a virtual SPEEDUP are checked before anything changes" {
 	run make -s -C "$ROOT" replay LOG=theta CLOCK=sundial
 	assert_failure

@@ -476,23 +476,36 @@ def progress(text, final=False):
 
 
 def queue_state(container, run_id):
-    """{log id: (state, start epoch or None)} of the run's jobs still in
-    the queue, or None while the controller does not answer (restarting):
-    an empty queue must not end the run."""
+    """{log id: (state, start epoch or None, Slurm id or None when it is
+    not held)} of the run's jobs still in the queue, or None while the
+    controller does not answer (restarting): an empty queue must not end
+    the run."""
     try:
-        out = ctl(container, "SLURM_TIME_FORMAT=%s squeue -h -o '%j %T %S'")
+        out = ctl(container,
+                  "SLURM_TIME_FORMAT=%s squeue -h -o '%j|%T|%S|%i|%r'")
     except ReplayError:
         return None
     jobs = {}
     for line in out.splitlines():
-        name, state, start = (line.split(" ") + ["", ""])[:3]
+        name, state, start, jid, reason = (line.split("|") + [""] * 4)[:5]
         mine = faults.log_id_of(name, run_id)
         if mine is None:
             continue
         # A rerun stands for its log job (the job it replaces has ended).
         jobs[mine[0]] = (
-            state, int(start) if state != "PENDING" and start.isdigit() else None)
+            state, int(start) if state != "PENDING" and start.isdigit() else None,
+            jid if state == "PENDING" and "held" in reason.lower() else None)
     return jobs
+
+
+def held_note(queued):
+    """The progress line's note on held jobs: a held job never starts by
+    itself, so the replay would drain forever without saying why."""
+    held = sorted((h for _, _, h in queued.values() if h), key=int)
+    if not held:
+        return ""
+    return (f", {len(held)} held by Slurm (make exec CMD='squeue -j "
+            f"{','.join(held)}'; scontrol release to go on)")
 
 
 def waiting_for_time(container, run_id):
@@ -556,7 +569,7 @@ def time_left(plan, submitted, queued, now, speedup, nodes):
     log drains for hours after it."""
     node_s = 0.0
     for p in plan:
-        _, start = queued.get(p["log_id"], ("PENDING", None))
+        start = queued.get(p["log_id"], ("PENDING", None, None))[1]
         if p["log_id"] in submitted and p["log_id"] not in queued:
             continue
         left = p["runtime"] / speedup
@@ -750,7 +763,7 @@ def run_clock(manifest, state_dir):
     """The run's Clock (its manifest says which)."""
     if manifest.get("clock") == "virtual":
         return vclock.Clock("virtual", manifest["clock_rate"], vclock.page_path(state_dir))
-    return vclock.Clock("scaled", manifest["speedup"])
+    return vclock.Clock("scaled", manifest["speedup"], vclock.page_path(state_dir))
 
 
 def run(args, run_dir, manifest, stopped=None):
@@ -761,6 +774,10 @@ def run(args, run_dir, manifest, stopped=None):
         # way out, whatever ends the run (a kill -9 leaves it: make up
         # and RESUME set it again).
         ctl(container, vclock.set_rate_command(clock.rate))
+    elif clock.page and os.path.exists(clock.page):
+        # CLOCK=scaled runs Slurm's clock at rate 1 (an interrupted
+        # virtual replay killed with -9 may have left another rate).
+        ctl(container, vclock.set_rate_command(1))
     try:
         return run_at_rate(args, run_dir, manifest, stopped, container, clock)
     finally:
@@ -860,10 +877,10 @@ def run_at_rate(args, run_dir, manifest, stopped, container, clock):
                 report = now - last_report >= args.report_every * clock.pace
                 if report:
                     # A heartbeat: a killed driver's pause starts about here
-                    # (in Slurm's time: under the virtual clock, the mtime
-                    # is set to the virtual time).
+                    # (in Slurm's time: the mtime is set to the cluster's
+                    # clock, virtual or not).
                     heartbeat = os.path.join(run_dir, "replay.log")
-                    os.utime(heartbeat, (now, now) if clock.kind == "virtual" else None)
+                    os.utime(heartbeat, (now, now))
                 if report or i >= len(plan):
                     queued = queue_state(container, run_id)
                     if queued is None:
@@ -872,7 +889,7 @@ def run_at_rate(args, run_dir, manifest, stopped, container, clock):
                             last_report = now
                         time.sleep(1.0)
                         continue
-                    pending = sum(1 for st, _ in queued.values() if st == "PENDING")
+                    pending = sum(1 for st, *_ in queued.values() if st == "PENDING")
                     running = len(queued) - pending
                     finished = i >= len(plan) and pending == 0 and running == 0
                     if report and not finished:
@@ -884,7 +901,8 @@ def run_at_rate(args, run_dir, manifest, stopped, container, clock):
                                  f"running {running}, done {done}, "
                                  f"log clock {fmt_time(log_clock)}, "
                                  f"{'' if i < len(plan) else 'draining, '}"
-                                 f"at least {fmt_time(left)} left")
+                                 f"at least {fmt_time(left)} left"
+                                 f"{held_note(queued)}")
                         last_report = now
                     if finished:
                         break
@@ -1234,6 +1252,16 @@ def main(argv):
         log_line(run_dir, "finished" + (f", {len(missing)} jobs missing from sacct"
                                          if missing else ""))
         print(f"results in {shown(run_dir, args.root)}/")
+        if missing:
+            ids = ",".join(str(j) for j in missing[:10])
+            more = f" and {len(missing) - 10} more" if len(missing) > 10 else ""
+            print(f"error: {len(missing)} submitted jobs are not in Slurm's accounting "
+                  f"(Slurm ids {ids}{more}; manifest: missing_from_sacct)"
+                  + ("; slurmctld died during the run, and a crash loses the jobs it "
+                     "accepted in its last 5 s (README, Faults)"
+                     if any(d.get("service") == "slurmctld"
+                            for d in faults.deaths(run_dir)) else ""),
+                  file=sys.stderr)
         return 0 if not missing else 1
     except (ReplayError, logs.LogError, vclock.ClockError) as e:
         mark_stopped(run_dir, state_dir)
