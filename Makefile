@@ -55,7 +55,8 @@ help: ## list targets and parameters
 	@echo "  FROM=<dir>        for 'make fetch-logs': copy from a local mirror instead of downloading"
 	@echo "  READY_TIMEOUT=<s> how long 'make up' waits for all nodes to be idle (600)"
 	@echo "  TESTBED_PROJECT   another name runs a second, independent testbed (default testbed)"
-	@echo "  BENCH=<which>     for 'make bench': alloc, up, decision, submit, clock (the virtual clock: ~25 min),"
+	@echo "  BENCH=<which>     for 'make bench': alloc, treematch (TreeMatch against job size: seconds),"
+	@echo "                    up, decision, submit, clock (the virtual clock: ~25 min),"
 	@echo "                    faults (detection and recovery times: ~10 min) or all (default; not clock, faults)"
 	@echo "Replay (make replay):"
 	@echo "  LOG=<name|path>   theta mira intrepid curie lublin, or a file (SWF, six-column, sacct.json)"
@@ -143,7 +144,7 @@ images: ## (re)build all images (cached layers make this quick)
 test: ## run every test suite (bats and C unit tests) inside the tools image
 	@$(TESTBED) test
 
-bench: ## benchmarks (BENCH=alloc|up|decision|submit|clock|faults|all): decision time, start-up, submission rate, virtual clock, fault detection
+bench: ## benchmarks (BENCH=alloc|treematch|up|decision|submit|clock|faults|all): decision time, TreeMatch against job size, start-up, submission rate, virtual clock, fault detection
 	@$(TESTBED) bench
 
 lint: ## shellcheck the scripts
