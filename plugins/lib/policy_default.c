@@ -32,18 +32,22 @@ struct tree_state {
 	/*
 	 * Summed distance to the picked leaves, kept per switch above the
 	 * leaves. Every candidate leaf carries the sum, over the leaves
-	 * picked so far, of twice the level of their lowest common switch
-	 * (leaves at level 0: not the papers' d of Eq. 4, which counts leaves
-	 * as level 1). For a leaf x not yet picked and a picked leaf y != x,
-	 * that switch is the lowest common one of x's parent and y, so all
-	 * the leaves under one parent carry the same sum, dist[parent]. A
-	 * picked leaf is never a candidate again (its count is 0).
+	 * picked so far, of tree's switch-graph distance to each: the links
+	 * between the two along the tree (switches_dist). Where every leaf
+	 * is as deep as every other that is twice the level of their lowest
+	 * common switch; a leaf hanging higher up (under the root, next to
+	 * pods) is nearer than that. Neither is the papers' d of Eq. 4,
+	 * which counts leaves as level 1. For a leaf x not yet picked and a
+	 * picked leaf y != x, the path from x to y is the link to x's parent
+	 * p and the path from p to y, so all the leaves under one parent
+	 * carry the same sum, dist[p]. A picked leaf is never a candidate
+	 * again (its count is 0).
 	 */
 	long *dist;
 	int *order;		/* switches above the leaves, parents first */
 	int n_order;
-	int *lca;		/* per switch: level of its lowest common switch
-				 * with the leaf just picked, -1 if none */
+	int *hops;		/* per switch: links to the leaf just picked, -1
+				 * if no path */
 	/*
 	 * Runs: maximal sequences of consecutive leaves (in leaf order) under
 	 * one parent. Per run, the number of free nodes of its fullest leaf
@@ -71,21 +75,23 @@ static long run_dist(const struct tree_state *st, int r)
 	return p == TB_NO_PARENT ? 0 : st->dist[p];
 }
 
-/* Adds each switch's distance to the leaf just picked to its sum. */
+/* Adds, for each switch p, the distance from a leaf under p to the leaf
+ * just picked: one link up to p, then p's path to it. */
 static void add_distances(struct tree_state *st, int picked)
 {
 	const struct tb_switch *sw = st->t->switches;
+	int up = 0;
 
 	for (int k = 0; k < st->n_order; k++)
-		st->lca[st->order[k]] = -1;
+		st->hops[st->order[k]] = -1;
 	for (int s = sw[picked].parent; s != TB_NO_PARENT; s = sw[s].parent)
-		st->lca[s] = sw[s].level;
+		st->hops[s] = ++up;
 	for (int k = 0; k < st->n_order; k++) {
 		int s = st->order[k], p = sw[s].parent;
 
-		if (st->lca[s] < 0 && p != TB_NO_PARENT)
-			st->lca[s] = st->lca[p];
-		st->dist[s] += st->lca[s] < 0 ? FAR_DISTANCE : 2L * st->lca[s];
+		if (st->hops[s] < 0 && p != TB_NO_PARENT && st->hops[p] >= 0)
+			st->hops[s] = st->hops[p] + 1;
+		st->dist[s] += st->hops[s] < 0 ? FAR_DISTANCE : st->hops[s] + 1L;
 	}
 }
 
@@ -291,12 +297,12 @@ enum tb_status tb_policy_default(const struct tb_topology *t,
 	st.cnt = calloc(ns, sizeof(int));
 	st.dist = calloc(ns, sizeof(long));
 	st.order = malloc(ns * sizeof(int));
-	st.lca = malloc(ns * sizeof(int));
+	st.hops = malloc(ns * sizeof(int));
 	st.run_start = malloc(nl * sizeof(int));
 	st.run_of = malloc(nl * sizeof(int));
 	st.run_max = malloc(nl * sizeof(int));
 	st.run_fullest = malloc(nl * sizeof(int));
-	if (!st.cnt || !st.dist || !st.order || !st.lca || !st.run_start ||
+	if (!st.cnt || !st.dist || !st.order || !st.hops || !st.run_start ||
 	    !st.run_of || !st.run_max || !st.run_fullest ||
 	    tb_pick_init(&pk, t, o, alloc))
 		goto out;
@@ -331,7 +337,7 @@ out:
 	free(st.cnt);
 	free(st.dist);
 	free(st.order);
-	free(st.lca);
+	free(st.hops);
 	free(st.run_start);
 	free(st.run_of);
 	free(st.run_max);

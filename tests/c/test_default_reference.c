@@ -1,7 +1,7 @@
 /*
  * The default model (policy_default.c) against a leaf-by-leaf reference: the
  * model as it was written first, every leaf through the comparison at every
- * pick and every leaf's distance updated, on random trees of uneven depth
+ * pick and distances by walking the tree, on random trees of uneven depth
  * whose sibling leaves are declared together or interleaved, with random
  * free nodes and job sizes. The nodes and their order must be the same.
  */
@@ -30,14 +30,21 @@ struct ref_state {
 	long *dist;
 };
 
-/* Twice the level of the two leaves' lowest common switch, from the
- * topology's leaf table. */
-static long ref_leaf_distance(const struct tb_topology *t, int x, int y)
+/* Links between two switches along the tree (tree's switches_dist). */
+static int ref_switch_distance(const struct tb_topology *t, int x, int y)
 {
-	size_t a = (size_t)t->leaf_rank[x], b = (size_t)t->leaf_rank[y];
-	int lvl = t->lca_level[a * (size_t)t->n_leaves + b];
+	int d = 0;
 
-	return lvl >= t->n_levels ? 1L << 20 : 2L * lvl;
+	while (x != y) {
+		if (x == TB_NO_PARENT || y == TB_NO_PARENT)
+			return 1 << 20;
+		if (t->switches[x].level <= t->switches[y].level)
+			x = t->switches[x].parent;
+		else
+			y = t->switches[y].parent;
+		d++;
+	}
+	return d;
 }
 
 static int ref_compare(const struct ref_state *st, int i, int j, int rem,
@@ -134,7 +141,7 @@ static enum tb_status ref_default(const struct tb_topology *t,
 			break;
 		for (int i = 0; i < t->n_leaves; i++)
 			st.dist[t->leaves[i]] +=
-				ref_leaf_distance(t, best, t->leaves[i]);
+				ref_switch_distance(t, best, t->leaves[i]);
 		rem -= tb_pick_from_leaf(&pk, best, rem);
 		got = st.cnt[best];
 		for (int s = best; s != TB_NO_PARENT; s = t->switches[s].parent)
