@@ -574,6 +574,9 @@ def main(argv):
     ap.add_argument("--options", default="",
                     help="the library's named readings, e.g. 'eq3=path fit=quiet'")
 
+    ap.add_argument("--leaf-level", choices=DRAGONFLY_LEVELS,
+                    help="a dragonfly's level Slurm's tree treats as leaf, "
+                    "in place of the cluster file's leaf_level")
     ap.add_argument("--clock-rate", type=float, default=1.0,
                     help="the virtual clock's rate the timeouts are scaled for")
     ap.add_argument("--topologies-dir",
@@ -590,6 +593,11 @@ def main(argv):
         return 2
     try:
         defn = read_definition(os.path.join(HERE, args.name + ".cluster"))
+        if args.leaf_level:
+            if "dragonfly" not in defn:
+                raise DefinitionError(
+                    f"--leaf-level: {args.name} is not a dragonfly")
+            defn["leaf_level"] = args.leaf_level
         frontends = args.frontends or int(defn["frontends"])
         emulators = args.emulators or int(defn.get("emulators", 1))
         if frontends < 1 or emulators < 1 or emulators > frontends:

@@ -65,6 +65,18 @@ check_counts() {
 	assert_equal "$(json_count cori '[.switches[] | select(.level == 0) | .nodes | length] | min > 300')" true
 }
 
+@test "cori --leaf-level router: the same nodes under 3,054 router leaves; a fat-tree refuses it" {
+	python3 "$ROOT/emulated-clusters/generate.py" cori "$ROOT/build/test-config/cori-router" \
+		--topologies-dir "${TOPOLOGIES_DIR:-$ROOT/../shared/topologies}" --leaf-level router
+	check_counts cori-router 12076 735200 3054 4
+	assert_equal "$(json_count cori-router '.dragonfly.leaf_level')" '"router"'
+	assert_equal "$(json_count cori-router '[.switches[] | select(.level == 0) | .nodes | length] | max')" 4
+	run python3 "$ROOT/emulated-clusters/generate.py" curie "$ROOT/build/test-config/curie-router" --leaf-level router
+	assert_failure
+	assert_output --partial "curie is not a dragonfly"
+	[ ! -e "$ROOT/build/test-config/curie-router" ]
+}
+
 @test "cab: 1,296 nodes, 72 leaves of 18, 4 pods" {
 	check_counts cab 1296 20736 72 3
 	assert_equal "$(json_count cab '[.switches[] | select(.level == 1)] | length')" 4

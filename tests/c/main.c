@@ -15,6 +15,7 @@ static const struct tb_test tb_tests[] = {
 	T(test_balanced_reverse_pass_and_compute_order),
 	T(test_default_best_fit),
 	T(test_default_compares_parents_and_distance),
+	T(test_default_matches_leaf_by_leaf),
 	T(test_greedy_orders_by_contention),
 	T(test_adaptive_picks_cheaper_or_costlier),
 	T(test_refusals),

@@ -73,6 +73,13 @@ void test_default_compares_parents_and_distance(void)
 		     "leaf c 8 5 0 parent pod1\nleaf d 8 0 0 parent pod1\n"
 		     "job nodes=3\n",
 		     TB_POLICY_DEFAULT, "c:3");
+	/* Distances count links, as tree's switches_dist: a and b hang under
+	 * the root, c under pod p0. After a, b is 2 links away and c 3 (not
+	 * 4 and 4, twice their common switch's level), so the closer b comes
+	 * next although c alone fits the 3 left. */
+	check_choice("leaf a 2 0 0\nleaf b 1 0 0\nleaf c 4 1 0 parent p0\n"
+		     "job nodes=5\n",
+		     TB_POLICY_DEFAULT, "a:2 b:1 c:2");
 }
 
 void test_greedy_orders_by_contention(void)
