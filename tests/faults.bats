@@ -18,6 +18,29 @@ teardown_file() {
 
 setup() { load helpers; }
 
+# A drill that fails leaves no replay or job behind for the next one (CI
+# once saw one stuck replay fail the two drills after it as "busy").
+teardown() {
+	[ -n "${PID:-}" ] && kill -0 "$PID" 2>/dev/null || return 0
+	kill_tree "$PID"
+	make -s -C "$ROOT" exec CMD='scancel -u root' >/dev/null 2>&1 || true
+}
+
+# kill_tree <pid>: SIGINT to it and its descendants (the replay driver
+# under make stops cleanly on it), then SIGKILL to what is left.
+kill_tree() {
+	local pids=$1 all="" p
+	while [ -n "$pids" ]; do
+		all+=" $pids"
+		pids=$(for p in $pids; do ps -o pid= --ppid "$p"; done | xargs)
+	done
+	# shellcheck disable=SC2086
+	kill -INT $all 2>/dev/null || true
+	sleep 3
+	# shellcheck disable=SC2086
+	kill -KILL $all 2>/dev/null || true
+}
+
 container_of() {
 	docker ps -aq --filter "label=com.docker.compose.project=${TESTBED_PROJECT:-testbed}" \
 		--filter "label=com.docker.compose.service=$1"
@@ -87,6 +110,7 @@ jobs_csv() {
 	make -s -C "$ROOT" replay LOG=theta JOBS=16 SCALE=16 SPEEDUP=600 CLOCK=scaled POLICY=firstfit \
 		AUTO_RECOVER=1 >"$out" 2>&1 &
 	pid=$!
+	PID=$pid    # for teardown
 	wait_for 120 running_jobs || fail "no job started"
 	t0=$SECONDS
 	docker kill "$(container_of emu1)" >/dev/null
