@@ -334,6 +334,49 @@ def plot(run_dir, rows, cluster_nodes):
     return [f"plots/{spec[0]}.png" for spec in specs]
 
 
+def reservation_delays(run_dir, manifest, rows, planned):
+    """How often backfill delayed the reserved job (SC18 issue, item 2):
+    the plugin cannot tell Slurm's backfill which leaves the first blocked
+    job will need, so a later job may take them. From reservations.tsv
+    (the replay's samples, once a wall second, of the first job blocked on
+    resources and the start Slurm plans for it): a reserved job counts as
+    delayed when it started later than the earliest start planned for it,
+    by more than two samples' worth of log time, and a job later in the log
+    started between its first planned start being seen and its own start.
+    An upper bound: Slurm's plan can also slip for other reasons. None
+    without the file (runs before it existed). Times in log seconds."""
+    path = os.path.join(run_dir, "reservations.tsv")
+    if not os.path.exists(path):
+        return None
+    t0, s = manifest["t0"], manifest["speedup"]
+    pace = manifest.get("clock_rate", 1) if manifest.get("clock") == "virtual" else 1
+    tol = 2.0 * pace * s
+    seen, plan_first = {}, {}
+    with open(path, encoding="utf-8") as f:
+        for n, line in enumerate(f, 1):
+            parts = line.rstrip("\n").split("\t")
+            try:
+                now, log_id, at = float(parts[0]), parts[1], float(parts[2])
+            except (IndexError, ValueError):
+                raise ReportError(f"{path}:{n}: expected <time> <log id> <planned start>, "
+                                  f"got {line.strip()!r}") from None
+            seen.setdefault(log_id, (now - t0) * s)
+            plan_first[log_id] = min(plan_first.get(log_id, math.inf), (at - t0) * s)
+    order = {k: i for i, k in enumerate(planned)}
+    by_id = {r["log_job_id"]: r for r in rows}
+    delays = []
+    for log_id, first in plan_first.items():
+        r = by_id.get(log_id)
+        if r is None or log_id not in order or r["start"] <= first + tol:
+            continue
+        if any(order.get(o["log_job_id"], -1) > order[log_id]
+               and seen[log_id] <= o["start"] < r["start"] for o in rows):
+            delays.append(r["start"] - first)
+    return {"reservations": len(plan_first), "reservation_delays": len(delays),
+            "reservation_delay_mean_s": statistics.fmean(delays) if delays else 0.0,
+            "reservation_tolerance_s": tol}
+
+
 def report(run_dir, aph_tool, topology, isolation_tool=None):
     manifest, sacct, planned = load_run(run_dir)
     aph = compute_aph(None, sacct, aph_tool, topology)
@@ -360,6 +403,7 @@ def report(run_dir, aph_tool, topology, isolation_tool=None):
     if missing:
         m["missing_jobs"] = missing
     m.update(pauses(manifest, run_dir))
+    m.update(reservation_delays(run_dir, manifest, rows, planned) or {})
     # Under the isolated policy (SC18) no two jobs may ever have shared a
     # link: proved on the run's node lists, for every pair that overlapped.
     if manifest.get("policy") == "isolated" and isolation_tool and topology:
@@ -443,6 +487,13 @@ def summary_md(manifest, m, plots, missing):
                  "kept the SC18 invariants (tb-isolation)." if not m["isolation_violations"] else
                  f"**Isolation broken:** {m['isolation_violations']} violations of the "
                  "SC18 invariants (isolation.txt)."), ""]
+    if m.get("reservations") is not None:
+        out += [f"**Reservations:** {m['reservations']} jobs were the first blocked on "
+                f"resources (Slurm's reserved job) with a planned start; "
+                f"{m['reservation_delays']} of them started more than "
+                f"{m['reservation_tolerance_s'] / 3600:.2g} h after their first planned start "
+                "while a job later in the log started before them (backfill may have taken "
+                f"their nodes; mean delay {m['reservation_delay_mean_s'] / 3600:.2f} h).", ""]
     if m.get("damaged"):
         again = (" Every job a fault hit was run again (below)."
                  if m.get("rerun_jobs") and not m["fault_jobs"] else "")

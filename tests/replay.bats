@@ -483,17 +483,33 @@ print(sorted(replay.read_submitted('$f', plan).items()))"
 import sys; sys.path.insert(0, '$ROOT/workloads'); import replay
 plan = [{'log_id': k, 'nodes': n, 'runtime': r}
         for k, n, r in (('a', 4, 100), ('b', 2, 50), ('c', 8, 10), ('d', 4, 40))]
-queued = {'b': ('RUNNING', 1000, None), 'c': ('PENDING', None, None)}
+queued = {'b': ('RUNNING', 1000, None, None), 'c': ('PENDING', None, None, None)}
 print(replay.time_left(plan, {'a': 1, 'b': 2, 'c': 3}, queued, 1002, 10, 8))"
 	assert_success
 	assert_output "3.75"
 }
 
+@test "reservations.tsv notes the first job blocked on resources and its planned start when they change" {
+	run python3 -c "
+import sys; sys.path.insert(0, '$ROOT/workloads'); import replay
+p = '$BATS_TEST_TMPDIR/r.tsv'
+order = {'a': 0, 'b': 1, 'c': 2}
+q = {'a': ('RUNNING', 5, None, None), 'b': ('PENDING', None, None, 100), 'c': ('PENDING', None, None, 50)}
+last = replay.note_reservation(p, order, q, 1.0, None)
+last = replay.note_reservation(p, order, q, 2.0, last)
+q['b'] = ('PENDING', None, None, 90)
+last = replay.note_reservation(p, order, q, 3.0, last)
+last = replay.note_reservation(p, order, {'c': ('PENDING', None, None, None)}, 4.0, last)
+print(open(p).read(), end='')"
+	assert_success
+	assert_output "$(printf '1.000\tb\t100\n3.000\tb\t90')"
+}
+
 @test "held jobs of the run are named in the progress line, never waited for in silence" {
 	run python3 -c "
 import sys; sys.path.insert(0, '$ROOT/workloads'); import replay
-print(repr(replay.held_note({'b': ('RUNNING', 1000, None), 'c': ('PENDING', None, None)})))
-print(replay.held_note({'c': ('PENDING', None, '17'), 'd': ('PENDING', None, '9'), 'e': ('PENDING', None, None)}))"
+print(repr(replay.held_note({'b': ('RUNNING', 1000, None, None), 'c': ('PENDING', None, None, None)})))
+print(replay.held_note({'c': ('PENDING', None, '17', None), 'd': ('PENDING', None, '9', None), 'e': ('PENDING', None, None, None)}))"
 	assert_success
 	assert_line --index 0 "''"
 	assert_line --index 1 ", 2 held by Slurm (make exec CMD='squeue -j 9,17'; scontrol release to go on)"

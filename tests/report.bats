@@ -67,6 +67,34 @@ near() { awk -v a="$1" -v b="$2" 'BEGIN {d = a - b; exit !(d < 1e-6 && d > -1e-6
 	done
 }
 
+@test "reserved jobs that a later job's start delayed are counted from reservations.tsv" {
+	run report
+	assert_success
+	assert_equal "$(metric .reservations)" null
+	# b is the reserved job (log time 25 on), planned for log time 30, then
+	# 20 (the earliest counts); it starts at 50. Two samples' tolerance at
+	# SPEEDUP 10 on wall time: 20 log s. c, later in the log, starts at 100:
+	# no later job started before b, so b was not delayed by one.
+	printf '1002.5\tb\t1003\n1003\tb\t1002\n' >"$RUN_DIR/reservations.tsv"
+	run report
+	assert_success
+	assert_equal "$(metric .reservations)" 1
+	assert_equal "$(metric .reservation_delays)" 0
+	near "$(metric .reservation_tolerance_s)" 20
+	# c backfilled at log time 40, before b (50): b counts, delayed 30 s.
+	jq '.jobs[2].time.eligible = 1003 | .jobs[2].time.start = 1004 | .jobs[2].time.end = 1006' \
+		"$RUN_DIR/sacct.json" >"$RUN_DIR/s" && mv "$RUN_DIR/s" "$RUN_DIR/sacct.json"
+	run report
+	assert_success
+	assert_equal "$(metric .reservation_delays)" 1
+	near "$(metric .reservation_delay_mean_s)" 30
+	grep -q '^\*\*Reservations:\*\* 1 jobs' "$RUN_DIR/summary.md"
+	printf '1004\tb\n' >>"$RUN_DIR/reservations.tsv"
+	run report
+	assert_failure
+	assert_output --partial "reservations.tsv:3: expected <time> <log id> <planned start>"
+}
+
 @test "a run with jobs missing from sacct.json names them, reports, is marked incomplete" {
 	jq 'del(.jobs[2])' "$RUN_DIR/sacct.json" >"$RUN_DIR/s" && mv "$RUN_DIR/s" "$RUN_DIR/sacct.json"
 	run report
