@@ -185,24 +185,38 @@ int tb_pick_from_leaf(struct tb_pick *pk, int leaf, int want)
 	return got;
 }
 
-void tb_group_by_leaf(const struct tb_topology *t, int *alloc, int n)
+int tb_group_by_leaf(const struct tb_topology *t, int *alloc, int n)
 {
-	/* Insertion by first appearance of the leaf: n is a job's size, and
-	 * this runs once per decision, so quadratic in leaves used is fine. */
-	int done = 0;
+	/* A counting sort keyed by each leaf's first appearance: stable, so a
+	 * leaf's nodes keep their order, and linear in n and the leaves. */
+	int *start, *order, *out, used = 0, pos = 0;
 
-	while (done < n) {
-		int leaf = t->nodes[alloc[done]].leaf;
-		for (int k = done + 1; k < n; k++) {
-			if (t->nodes[alloc[k]].leaf != leaf)
-				continue;
-			int node = alloc[k];
-			memmove(&alloc[done + 2], &alloc[done + 1],
-				sizeof(int) * (size_t)(k - done - 1));
-			alloc[++done] = node;
-		}
-		done++;
+	if (n < 2)
+		return 0;
+	start = calloc((size_t)t->n_leaves, sizeof(int));
+	order = malloc(sizeof(int) * 2 * (size_t)n);
+	if (!start || !order) {
+		free(start);
+		free(order);
+		return -1;
 	}
+	out = order + n;
+	for (int k = 0; k < n; k++) {
+		int l = t->leaf_rank[t->nodes[alloc[k]].leaf];
+		if (!start[l]++)
+			order[used++] = l;
+	}
+	for (int i = 0; i < used; i++) {
+		int count = start[order[i]];
+		start[order[i]] = pos;
+		pos += count;
+	}
+	for (int k = 0; k < n; k++)
+		out[start[t->leaf_rank[t->nodes[alloc[k]].leaf]]++] = alloc[k];
+	memcpy(alloc, out, sizeof(int) * (size_t)n);
+	free(start);
+	free(order);
+	return 0;
 }
 
 int tb_is_below(const struct tb_topology *t, int sw, int ancestor)

@@ -77,8 +77,9 @@ void tb_pick_fini(struct tb_pick *pk);
 /* Takes up to want free nodes of a leaf in index order; returns how many. */
 int tb_pick_from_leaf(struct tb_pick *pk, int leaf, int want);
 /* Regroups alloc so each leaf's nodes are consecutive, leaves in the order
- * they first appear. */
-void tb_group_by_leaf(const struct tb_topology *t, int *alloc, int n);
+ * they first appear, nodes in their order within a leaf. Returns 0, or -1
+ * (alloc unchanged) when out of memory. */
+int tb_group_by_leaf(const struct tb_topology *t, int *alloc, int n);
 /* How to break ties among the lowest-level switches that fit a job. */
 enum tb_fit_order {
 	TB_FIT_TIGHTEST,	/* fewest free nodes (best fit) */

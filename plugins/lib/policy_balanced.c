@@ -92,8 +92,10 @@ enum tb_status tb_policy_balanced(const struct tb_topology *t,
 	for (int i = n - 1; i >= 0 && rem > 0; i--)
 		rem -= tb_pick_from_leaf(&pk, keys[i].leaf, rem);
 done:
-	tb_group_by_leaf(t, alloc, pk.n);
+	rc = rem > 0 ? TB_ENOSPACE : TB_OK;
+	if (tb_group_by_leaf(t, alloc, pk.n))
+		rc = TB_ENOMEM;
 	tb_pick_fini(&pk);
 	free(keys);
-	return rem > 0 ? TB_ENOSPACE : TB_OK;
+	return rc;
 }

@@ -21,6 +21,5 @@ enum tb_status tb_policy_firstfit(const struct tb_topology *t,
 		return TB_ENOSPACE;
 	/* Rank order groups a leaf's nodes (policy.h); a no-op when node
 	 * indexes already follow the leaves. */
-	tb_group_by_leaf(t, alloc, got);
-	return TB_OK;
+	return tb_group_by_leaf(t, alloc, got) ? TB_ENOMEM : TB_OK;
 }

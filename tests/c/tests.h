@@ -13,6 +13,7 @@ void test_balanced_reverse_pass_and_compute_order(void);
 void test_default_best_fit(void);
 void test_default_compares_parents_and_distance(void);
 void test_default_matches_leaf_by_leaf(void); /* test_default_reference.c */
+void test_group_by_leaf_matches_insertion(void); /* test_group_by_leaf.c */
 void test_greedy_orders_by_contention(void);
 void test_adaptive_picks_cheaper_or_costlier(void);
 void test_refusals(void);
