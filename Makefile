@@ -12,8 +12,8 @@ SCENARIO ?=
 SERVICE ?=
 export CLUSTER POLICY OPTIONS FRONTENDS EMULATORS SERVICE WORKLOADS_DIR TOPOLOGIES_DIR READY_TIMEOUT BENCH
 export DRY_RUN
-export ALLOW_BUSY AUTO_RECOVER RERUN_FAULTED TA_SPEEDUP LOG SPEEDUP JOBS FIRST SEED COMM PATTERN RATIO SPARSITY SCALE STRICT RESUME LEAD LIMIT_GRID RESULTS_DIR LOGS FROM FORCE
-export EXP PARALLEL POLICIES PATTERNS BASELINE LOADS TA_SPEEDUPS CLOCK IDLE_JUMPS
+export ALLOW_BUSY AUTO_RECOVER RERUN_FAULTED TA_SPEEDUP LOG SPEEDUP JOBS FIRST SEED COMM PATTERN RATIO SPARSITY SCALE RUNTIME_FACTOR PREFILL STRICT RESUME LEAD LIMIT_GRID RESULTS_DIR LOGS FROM FORCE
+export EXP PARALLEL POLICIES PATTERNS BASELINE LOADS TA_SPEEDUPS RATIOS CLOCK IDLE_JUMPS
 # CMD goes to the script untouched: no make expansion of $, no shell
 # re-quoting, so quotes and $(...) reach the container as typed.
 TESTBED_CMD := $(value CMD)
@@ -69,6 +69,11 @@ help: ## list targets and parameters
 	@echo "  SPARSITY=<f>      give communicating jobs random node x node matrices, this share of"
 	@echo "                    pairs silent (default: no matrices); hop-bytes reach sacct and the report"
 	@echo "  SCALE=<d>         divide job sizes by d (default: 4 for mira and intrepid, else 1)"
+	@echo "  RUNTIME_FACTOR=<f> multiply every job's runtime and requested time (0.5 halves them,"
+	@echo "                    as the TreeMatch paper's workload; default: the log's)"
+	@echo "  PREFILL=<f>       first fill this share of the nodes (1: all) with the jobs just before"
+	@echo "                    the window, compute jobs placed as default places them; the metrics"
+	@echo "                    leave them out (needs FIRST > 0)"
 	@echo "  LIMIT_GRID=<s>    round time limits up to this many log seconds (6000)"
 	@echo "  STRICT=1          refuse a window with jobs larger than the cluster"
 	@echo "  RESUME=<run-id>   continue an interrupted replay (or the run directory's path)"
@@ -86,7 +91,8 @@ help: ## list targets and parameters
 	@echo "  EXP=<name>        run one: its replays, each on its own testbed, then table.md"
 	@echo "                    (results/experiments/<id>/); JOBS= SPEEDUP= SCALE= COMM= SEED= ..."
 	@echo "                    CLUSTER= POLICIES='...' PATTERNS='...' BASELINE= CLOCK= override the"
-	@echo "                    definition; sc18 kinds also LOADS='1 2' TA_SPEEDUPS='none v1'"
+	@echo "                    definition; sc18 kinds also LOADS='1 2' TA_SPEEDUPS='none v1',"
+	@echo "                    treematch kinds RATIOS='1/3 1/2'; OPTIONS= for every run's make up"
 	@echo "  PARALLEL=<n>      replays at once (default: the definition's, else 4)"
 	@echo "  RESUME=<exp-id>   continue an interrupted experiment"
 

@@ -35,7 +35,7 @@ JOB_FIELDS = ["job_id", "log_job_id", "nodes", "submit", "eligible", "start", "e
               "wait_s", "run_s", "turnaround_s", "node_hours", "comm", "pattern",
               "comm_percent", "policy", "cost", "cost_default", "runtime_base_s",
               "runtime_scaled_s", "leaves", "aph", "matrix_ranks", "hop_bytes",
-              "hop_bytes_default", "fallback", "fault", "rerun_of"]
+              "hop_bytes_default", "fallback", "fault", "rerun_of", "prefill"]
 # Baselines make compare measures against, first found first.
 BASELINES = ("default1905", "default", "firstfit")
 # The policy library's registry (plugins/lib/policy.c), in its order;
@@ -78,6 +78,26 @@ def load_run(run_dir):
         with open(plan_path, encoding="utf-8") as f:
             planned = [row["log_id"] for row in csv.DictReader(f, delimiter="\t")]
     return manifest, sacct, planned
+
+
+def prefill_ids(run_dir):
+    """The log ids of the jobs a replay ran before its window to fill the
+    machine (PREFILL; plan.tsv's prefill column): not the workload, so no
+    metric counts them."""
+    path = os.path.join(run_dir, "plan.tsv")
+    if not os.path.exists(path):
+        return set()
+    with open(path, encoding="utf-8") as f:
+        return {row["log_id"] for row in csv.DictReader(f, delimiter="\t")
+                if row.get("prefill") == "1"}
+
+
+def mark_prefill(rows, ids):
+    """Sets each row's "prefill" (1: a PREFILL job); returns the workload's
+    rows, the others."""
+    for r in rows:
+        r["prefill"] = int(r["log_job_id"] in ids)
+    return [r for r in rows if not r["prefill"]]
 
 
 def job_rows(manifest, sacct, aph, deaths=()):
@@ -387,12 +407,15 @@ def report(run_dir, aph_tool, topology, isolation_tool=None):
     missing = [x for x in planned if x not in got]
     # Jobs hit by a fault are never counted: they are in jobs.csv with the
     # reason, and the metrics are over the others (the run is damaged).
-    rows = [r for r in all_rows if not r["fault"]]
+    # Nor are the jobs that filled the machine before the window (PREFILL).
+    workload = mark_prefill(all_rows, prefill_ids(run_dir))
+    rows = [r for r in workload if not r["fault"]]
     m = metrics(rows, cluster_nodes)
+    m["prefill_jobs"] = len(all_rows) - len(workload)
     m["comm"] = metrics([r for r in rows if r["comm"]], cluster_nodes)
     m["compute"] = metrics([r for r in rows if not r["comm"]], cluster_nodes)
     m["individual_runs_improvement_percent"] = individual_runs(rows)
-    m["fault_jobs"] = len(all_rows) - len(rows)
+    m["fault_jobs"] = len(workload) - len(rows)
     m["fault_events"] = len(deaths)
     m["damaged"] = bool(m["fault_jobs"] or deaths)
     # Log jobs counted by their rerun (RERUN_FAULTED=1), not the faulted job.
@@ -478,6 +501,14 @@ def summary_md(manifest, m, plots, missing):
            f"({manifest['cluster_nodes']} nodes) under `{manifest['policy']}`, "
            f"{pace(manifest)}, seed {manifest['seed']}. "
            "Times are in log time.", ""]
+    if m.get("prefill_jobs"):
+        out += [f"**Prefill:** {m['prefill_jobs']} jobs from before the window filled "
+                f"{manifest.get('prefill_nodes', '?')} nodes first (PREFILL="
+                f"{manifest.get('prefill')}); they are in jobs.csv (prefill=1) and in no "
+                "metric.", ""]
+    if manifest.get("runtime_factor") is not None:
+        out += [f"**Runtimes** are the log's x {manifest['runtime_factor']:g} "
+                "(RUNTIME_FACTOR).", ""]
     if m.get("aph_topology") == "regenerated":
         out += ["**APH** is measured on the topology of "
                 f"`{manifest['cluster']}` as generated at report time: this run "
@@ -558,6 +589,7 @@ def summary_md(manifest, m, plots, missing):
 SAME_EXPERIMENT = [("LOG", "log_file"), ("FIRST", "first"), ("JOBS", "jobs"),
                    ("SEED", "seed"), ("COMM", "comm"), ("PATTERN", "pattern"),
                    ("RATIO", "ratio"), ("SPARSITY", "sparsity"), ("SCALE", "size_divisor"),
+                   ("RUNTIME_FACTOR", "runtime_factor"), ("PREFILL", "prefill"),
                    ("LIMIT_GRID", "limit_grid_s"), ("CLUSTER", "cluster"),
                    ("CLUSTER nodes", "cluster_nodes")]
 

@@ -336,3 +336,172 @@ fake_experiment() {
 	assert_equal "$(docker ps -q --filter "label=com.docker.compose.project=$(basename "$dir")-1" | wc -l)" 0
 	assert_equal "$(docker ps -q --filter "label=com.docker.compose.project=$(basename "$dir")-2" | wc -l)" 0
 }
+
+# --- treematch (tests/fixtures/experiment/treematch-runs: SLURM once, TM-A
+# and TM-I at a = 1/3 and 1/2, each after two prefill jobs; treematch.exp
+# works them out by hand).
+
+tm_table() {
+	python3 "$ROOT/workloads/experiment.py" table --def "$1" --out "$OUT" "${@:2}" "$FX"/treematch-runs/*
+}
+
+@test "treematch plan: SLURM once, each TreeMatch strategy per ratio, RATIO as a fraction, the protocol's parameters" {
+	local dir=$BATS_TEST_TMPDIR/tm
+	run python3 "$ROOT/workloads/experiment.py" plan treematch-curie --id t --out "$dir"
+	assert_success
+	assert_output "experiment t: 25 replays"
+	assert_equal "$(cut -f6 "$dir/runs.tsv" | sort | uniq -c | tr -s ' ' | tr '\n' ';')" \
+		" 1 default; 6 tm-a; 6 tm-i; 6 tm-sub; 6 tm-sub3;"
+	has "$dir/runs.tsv" "$(printf '1\tt-1\tcurie\tcurie\tmix\tdefault\tCLOCK=virtual COMM=1 FIRST=2980 JOBS=60 OPTIONS=denominator=default PREFILL=1 RATIO=0.3333333333333333 RUNTIME_FACTOR=0.5 SCALE=1 SEED=0 SPARSITY=0.9 SPEEDUP=1000')"
+	has "$dir/runs.tsv" "$(printf '8\tt-8\tcurie\tcurie\tmix\ttm-i\tCLOCK=virtual COMM=1 FIRST=2980 JOBS=60 OPTIONS=denominator=default PREFILL=1 RATIO=0.5 RUNTIME_FACTOR=0.5 SCALE=1 SEED=0 SPARSITY=0.9 SPEEDUP=1000')"
+	# Table 2's ratios alone; without denominator=default SLURM's runtimes
+	# depend on the ratio (Eq. 7 against default1905), so it runs per ratio.
+	run python3 "$ROOT/workloads/experiment.py" plan treematch-curie --id u --out "$BATS_TEST_TMPDIR/u" \
+		--set RATIOS="1/3 1/2"
+	assert_output "experiment u: 9 replays"
+	run python3 "$ROOT/workloads/experiment.py" plan treematch-curie --id v --out "$BATS_TEST_TMPDIR/v" \
+		--set RATIOS="1/3 1/2" --set OPTIONS=denominator=default1905
+	assert_output "experiment v: 10 replays"
+	grep -qF -- '- OPTIONS=denominator=default1905 given on the command line (definition: denominator=default)' \
+		<(jq -r '.overrides[]' "$BATS_TEST_TMPDIR/v/experiment.json" | sed 's/^/- /')
+}
+
+@test "treematch: the replay's plan fills the machine first and halves runtimes (PREFILL, RUNTIME_FACTOR)" {
+	run python3 - "$ROOT/workloads" <<-'PY'
+		import os, sys
+		sys.path.insert(0, sys.argv[1]); import logs, replay
+		import tempfile
+		d = tempfile.mkdtemp(); path = os.path.join(d, "w.jobs")
+		with open(path, "w") as f:
+		    f.write("Job_name Submit Runtime Nodes Comment Perc\n")
+		    # 6 jobs before the window (sizes 3 5 2 4 1 6), then 2 in it.
+		    for k, n in enumerate([3, 5, 2, 4, 1, 6, 2, 8]):
+		        f.write(f"{k + 1} {100 * k} {600 + 10 * k} {n} 1 50\n")
+		args = replay.parse_args(["--log", path, "--first", "6", "--jobs", "2", "--prefill", "1",
+		                          "--runtime-factor", "0.5", "--sparsity", "0.5", "--speedup", "1"])
+		plan, _ = replay.make_plan(args, logs.read(path), None, 10, 1.0)
+		# Latest first, each when it fits in 10 nodes: 6, 1, then 2 (4 and 5
+		# do not fit), 3 stops it; in log order, all at the origin.
+		print(" ".join(f"{p['log_id']}:{p['nodes']}:{p['offset']:g}:{p['runtime']:g}:{p['comm']}:{p['prefill']}"
+		               for p in plan))
+		print(all(p["matrix_density"] == 0 for p in plan if p["prefill"]),
+		      all(p["matrix_density"] > 0 for p in plan if not p["prefill"]))
+		# Half the nodes: 6 does not fit in 5, then 1 and 4 fill them.
+		args.prefill = 0.5
+		print(" ".join(p["log_id"] for p in replay.make_plan(args, logs.read(path), None, 10, 1.0)[0]))
+		for bad in (["--runtime-factor", "0"], ["--prefill", "0"], ["--prefill", "1.5"]):
+		    try:
+		        replay.parse_args(["--log", path] + bad)
+		    except replay.ReplayError as e:
+		        print(e)
+		try:
+		    replay.make_plan(replay.parse_args(["--log", path, "--prefill", "1"]), logs.read(path), None, 10, 1.0)
+		except replay.ReplayError as e:
+		    print(e)
+	PY
+	assert_success
+	assert_line --index 0 "3:2:0:310:0:1 5:1:0:320:0:1 6:6:0:325:0:1 7:2:0:330:1:0 8:8:100:335:1:0"
+	assert_line --index 1 "True True"
+	assert_line --index 2 "4 5 7 8"
+	assert_line --index 3 "RUNTIME_FACTOR=0: expected a number above 0 (0.5 halves every job's runtime)"
+	assert_line --index 4 "PREFILL=0: expected the share of the cluster's nodes the jobs before the window fill first, above 0 and at most 1"
+	assert_line --index 5 "PREFILL=1.5: expected the share of the cluster's nodes the jobs before the window fill first, above 0 and at most 1"
+	assert_line --index 6 "PREFILL needs jobs before the window to fill the machine with; FIRST=0 has none"
+}
+
+@test "treematch table: the paper's metrics over the workload, gains job by job, Table 2 beside ours, orderings" {
+	run tm_table "$FX/treematch.exp"
+	assert_success
+	local runs=$OUT/table-runs.csv
+	# As worked out in treematch.exp; the prefill jobs count nowhere.
+	has "$runs" "curie,1/3,default,SLURM,3,500,35,383.3333333,166.6666667,2.583333333,1,0,0,0,3,D"
+	has "$runs" "curie,1/3,tm-i,TM-I,3,460,33.15217391,340,150,2.283333333,0.7,10,43.33333333,16.66666667,3,I3"
+	has "$runs" "curie,1/2,tm-a,TM-A,3,470,34.04255319,353.3333333,156.6666667,2.383333333,0.9,5,30,10,3,A2"
+	has "$runs" "curie,1/2,tm-i,TM-I,3,440,32.10227273,318.3333333,141.6666667,2.133333333,0.7,15,65,25,3,I2"
+	grep -qF '| curie | 1/2 (50 %) | SLURM (the 1/3 run) | 3 | 500 |' "$OUT/table.md"
+	grep -qF '| curie | 1/10 (10 %) | TM-A (not run) |' "$OUT/table.md"
+	has "$OUT/table.csv" "curie,1/3,makespan_s,tm-i,TM-I,450,-10.000,460.0000,-8.000,I3"
+	has "$OUT/table.csv" "curie,1/3,utilization_pct,tm-i,TM-I,38,8.571,33.1522,-5.280,I3"
+	has "$OUT/table.csv" "curie,1/3,flowtime_gain_s,tm-a,TM-A,10,,20.0000,,A3"
+	has "$OUT/table.csv" "curie,1/2,makespan_s,default,SLURM,500,0.000,500.0000,0.000,D"
+	grep -qF '| curie | 1/3 (33.3 %) | makespan (s) | TM-I < TM-A < SLURM | TM-I < TM-A < SLURM | yes | yes |' "$OUT/table.md"
+	grep -qF '| curie | 1/3 (33.3 %) | utilization (%) | SLURM > TM-A > TM-I | TM-I > TM-A > SLURM | no | no |' "$OUT/table.md"
+	grep -qF '| curie | 1/2 (50 %) | makespan (s) | TM-I < TM-A < SLURM | TM-A < TM-I < SLURM | no | no |' "$OUT/table.md"
+	grep -qF 'The orderings agree in 2 of 4 comparisons; the best strategy is the paper'"'"'s in 2 of 4.' "$OUT/table.md"
+	grep -qF 'after 2 jobs from before it (log jobs before 2) filled 8 of the 8 nodes (PREFILL=1); runtimes x 0.5' "$OUT/table.md"
+	! grep -qF 'incomplete' "$OUT/table.md" || fail "the prefill jobs were taken for missing ones"
+}
+
+# Table 2 and Figs. 5, 6 as printed (../shared/papers/treematch-ijhpca2018.txt),
+# checked against the paper's text when it is there.
+@test "treematch-curie: Table 2 and Figs. 5, 6 as printed" {
+	local paper=$ROOT/../shared/papers/treematch-ijhpca2018.txt def=$ROOT/experiments/treematch-curie.exp line
+	if [ -f "$paper" ]; then
+		for line in "50%	8318	6407	6073	6077" "33%	8316	7502	6821	6887" \
+			"50%	33%	42%	44%	44%" "33%	33%	36%	40%	39%" \
+			"TM-Sub	22.50 s / 1.16	38.20 s / 1.44	205.85 s / 1.09" \
+			"TM-Sub	10.20 s / 1.19	47.83 s / 1.47	322.23 s / 1.27" \
+			"[5 s, 18 s]	TM-I	15.70 s / 1.24	183.35 s / 0.95" \
+			"[4 s, 14 s]	TM-I	37.63 s / 1.24	312.03 s / 1.06" \
+			"[14 s, 20 s]	[7 s, 13 s]	TM-A	167.65 s / 0.76" \
+			"[12 s, 23 s]	[3 s, 11 s]	TM-A	274.40 s / 0.86" \
+			"TM-Sub	18.90 s / 1.20	37.45 s / 1.54	200.17 s / 1.08" \
+			"TM-Sub	7.03 s / 1.22	48.43 s / 1.54	317.10 s / 1.17" \
+			"[4 s, 14 s]	TM-I	18.55 s / 1.28	181.27 s / 0.90" \
+			"[3 s, 11 s]	TM-I	41.40 s / 1.27	310.07 s / 0.96" \
+			"[14 s, 20 s]	[9 s, 14 s]	TM-A	162.72 s / 0.70" \
+			"[13 s, 23 s]	[6 s, 13 s]	TM-A	268.67 s / 0.76"; do
+			grep -qxF "$line" "$paper" || fail "the paper has no line: $line"
+		done
+	fi
+	local v
+	for v in "makespan_s.curie.1/2.default = 8318" "makespan_s.curie.1/2.tm-a    = 6407" \
+		"makespan_s.curie.1/2.tm-sub  = 6073" "makespan_s.curie.1/2.tm-i    = 6077" \
+		"makespan_s.curie.1/3.default = 8316" "makespan_s.curie.1/3.tm-a    = 7502" \
+		"makespan_s.curie.1/3.tm-sub  = 6821" "makespan_s.curie.1/3.tm-i    = 6887" \
+		"utilization_pct.curie.1/2.default = 33" "utilization_pct.curie.1/2.tm-sub  = 44" \
+		"utilization_pct.curie.1/3.tm-a    = 36" "utilization_pct.curie.1/3.tm-i    = 39" \
+		"flowtime_gain_s.curie.1/3.tm-i   = 183.35" "flowtime_gain_s.curie.1/2.tm-sub = 322.23" \
+		"runtime_gain_s.curie.1/3.tm-sub = 200.17" "runtime_gain_s.curie.1/2.tm-a   = 268.67"; do
+		grep -qxF "paper.$v" "$def" || fail "treematch-curie.exp lacks paper.$v"
+	done
+	# 8 makespans and utilizations, 6 flow time and runtime gains.
+	assert_equal "$(grep -c '^paper\.' "$def")" 28
+	# The definition's table over the fixture's runs: the paper's figures,
+	# and strategies not run shown as such.
+	run tm_table treematch-curie
+	assert_success
+	has "$OUT/table.csv" "curie,1/3,makespan_s,tm-sub,TM-Sub,6821,-17.977,,,"
+	has "$OUT/table.csv" "curie,1/2,utilization_pct,tm-i,TM-I,44,33.333,32.1023,-8.279,I2"
+	has "$OUT/table.csv" "curie,1/2,runtime_gain_s,tm-i,TM-I,310.07,,25.0000,,I2"
+	grep -qF '| curie | 1/3 (33.3 %) | makespan (s) | - | TM-Sub < TM-I < TM-A < SLURM | - | - |' "$OUT/table.md"
+	grep -qF '| curie | 1/2 (50 %) | utilization (%) | - | TM-I = TM-Sub > TM-A > SLURM | - | - |' "$OUT/table.md"
+	grep -qF '| curie | 1/3 (33.3 %) | mean flow time gain on SLURM (s) | - | TM-Sub > TM-I > TM-A > SLURM | - | - |' "$OUT/table.md"
+}
+
+@test "treematch: bad definitions and overrides are one-line errors" {
+	local bad=$BATS_TEST_TMPDIR/bad.exp
+	sed 's|^ratios .*|ratios = 1/3 0.5|' "$FX/treematch.exp" >"$bad"
+	run tm_table "$bad"
+	assert_failure
+	assert_output "error: $bad: ratios '1/3 0.5': '0.5' is not a fraction p/q above 0 and at most 1"
+	# A paper figure at a ratio not run is kept, not refused (RATIOS narrows the runs).
+	sed 's|^paper.makespan_s.curie.1/2.tm-i |paper.makespan_s.curie.1/4.tm-i |' "$FX/treematch.exp" >"$bad"
+	run tm_table "$bad"
+	assert_success
+	sed 's|^paper.flowtime_gain_s.curie.1/3.tm-a |paper.flowtime_gain_s.curie.1/3.default |' "$FX/treematch.exp" >"$bad"
+	run tm_table "$bad"
+	assert_output "error: $bad: paper.flowtime_gain_s.curie.1/3.default: flowtime_gain_s compares a strategy with the baseline; the baseline has none"
+	sed 's|^paper.makespan_s.curie.1/3.tm-a |paper.wait_s.curie.1/3.tm-a |' "$FX/treematch.exp" >"$bad"
+	run tm_table "$bad"
+	assert_output "error: $bad: paper.wait_s.curie.1/3.tm-a: unknown metric 'wait_s'; expected one of makespan_s utilization_pct flowtime_gain_s runtime_gain_s"
+	run python3 "$ROOT/workloads/experiment.py" plan treematch-curie --id x --out "$BATS_TEST_TMPDIR/x" --set RATIO=0.5
+	assert_output "error: RATIO is each run's own in kind treematch (ratios = 1/3 1/2 1/10 1/5 3/10 2/5); RATIOS='...' narrows them"
+	run python3 "$ROOT/workloads/experiment.py" plan treematch-curie --id x --out "$BATS_TEST_TMPDIR/x" --set OPTIONS="eq3=path fit=quiet"
+	assert_output "error: OPTIONS='eq3=path fit=quiet': expected the library's words separated by commas, e.g. denominator=default"
+	run python3 "$ROOT/workloads/experiment.py" plan treematch-curie --id x --out "$BATS_TEST_TMPDIR/x" --set OPTIONS=denominator=tree
+	assert_output --partial "error: OPTIONS: 'denominator=tree': expected one of"
+	run python3 "$ROOT/workloads/experiment.py" plan sc18-cab --id x --out "$BATS_TEST_TMPDIR/x" --set RATIOS=1/2
+	assert_output "error: ratios are for kind treematch, not sc18"
+	[ ! -e "$BATS_TEST_TMPDIR/x" ] || fail "a half-made experiment directory is left"
+}

@@ -16,10 +16,11 @@ run's figures); the second form takes run directories directly (tests, or
 runs made by hand).
 
 A definition is key = value lines ('#' starts a comment):
-  description, kind (continuous | shadow | cost-by-size | sc18), citation,
-  logs, cluster, policies, baseline, patterns, metrics (continuous),
-  baseline_per_pattern, sample (shadow), size_bins (cost-by-size, sc18),
-  loads and ta_speedups (sc18), parallel, note (repeatable);
+  description, kind (continuous | shadow | cost-by-size | sc18 | treematch),
+  citation, logs, cluster, policies, baseline, patterns, metrics
+  (continuous), baseline_per_pattern, sample (shadow), size_bins
+  (cost-by-size, sc18), loads and ta_speedups (sc18), ratios (treematch),
+  parallel, note (repeatable);
   UPPERCASE keys are replay parameters (JOBS, SPEEDUP, CLOCK, ...), and any
   of cluster and the parameters may take a '.<log>' suffix for one log;
   paper.<metric>.<log>.<pattern>.<policy> = <number>, '*' where the paper
@@ -37,6 +38,14 @@ paper.<metric>.<workload>.<load>.<setup> = <number as printed>, with
            the definition's cluster (aug@pinot);
   load     the paper's size multiplier (1, 2, 3);
   setup    TO, TA, TA-5, TA-10, TA-20, TA-V1, TA-V2.
+
+Kind treematch (the TreeMatch paper's Table 2) runs, per log, each policy
+once per communication ratio of `ratios` (fractions p/q, the run's RATIO),
+the baseline (SLURM) once for all when OPTIONS holds denominator=default.
+Its paper figures are paper.<metric>.<log>.<ratio>.<policy> with metric
+makespan_s, utilization_pct, flowtime_gain_s or runtime_gain_s (Figs. 5
+and 6: mean per-job difference, SLURM minus the policy). Every kind leaves
+a replay's PREFILL jobs out of its figures.
 """
 
 import argparse
@@ -58,20 +67,24 @@ sys.path[:0] = [HERE, os.path.join(ROOT, "metrics")]
 import faults  # noqa: E402
 import replay  # noqa: E402
 import report  # noqa: E402
+import generate  # noqa: E402  (report.py put emulated-clusters on the path)
 import ta_speedup  # noqa: E402
 from logs import STUDY_SIZE_DIVISOR, admin_fields  # noqa: E402
 
-KINDS = ("continuous", "shadow", "cost-by-size", "sc18")
+KINDS = ("continuous", "shadow", "cost-by-size", "sc18", "treematch")
 INT_PARAMS = ("JOBS", "FIRST", "SEED", "FRONTENDS", "EMULATORS")
-FLOAT_PARAMS = ("SCALE", "SPEEDUP", "COMM", "LIMIT_GRID", "RATIO", "SPARSITY", "LEAD")
+FLOAT_PARAMS = ("SCALE", "SPEEDUP", "COMM", "LIMIT_GRID", "RATIO", "SPARSITY", "LEAD",
+                "RUNTIME_FACTOR", "PREFILL")
 # Parameters that take one of a few words.
 WORD_PARAMS = {"STRICT": ("0", "1"), "CLOCK": ("scaled", "virtual"),
                "IDLE_JUMPS": ("0", "1")}
-PARAMS = INT_PARAMS + FLOAT_PARAMS + tuple(WORD_PARAMS)
+# OPTIONS: the library's named readings for the run's `make up`
+# (generate.py's words, comma-separated).
+PARAMS = INT_PARAMS + FLOAT_PARAMS + tuple(WORD_PARAMS) + ("OPTIONS",)
 # What the command line may override besides the parameters.
 LIST_OVERRIDES = {"POLICIES": "policies", "POLICY": "policies",
                   "PATTERNS": "patterns", "PATTERN": "patterns",
-                  "LOADS": "loads", "TA_SPEEDUPS": "ta_speedups"}
+                  "LOADS": "loads", "TA_SPEEDUPS": "ta_speedups", "RATIOS": "ratios"}
 # sc18: the TA runs' speed-up scenarios (workloads/ta_speedup.py), and the
 # paper's names of the setups (Sec. V-C: TO, TA, TA 5 %, ..., TA V1, TA V2).
 TA_SCENARIOS = ("none",) + ta_speedup.SCENARIOS
@@ -107,6 +120,7 @@ class Definition:
         self.size_bins = []
         self.loads = ["1"]       # sc18: job-size multipliers
         self.ta_speedups = ["none"]  # sc18: the TA runs' scenarios
+        self.ratios = []         # treematch: communication ratios, as fractions p/q
         self.citation = DEFAULT_CITATION
         self.parallel = 0
         self.params = {}         # (name, log or "") -> value
@@ -132,6 +146,15 @@ class Definition:
 
 
 def check_number(name, value, where):
+    if name == "OPTIONS":
+        if not value or any(c.isspace() for c in value):
+            raise ExperimentError(f"{where}OPTIONS='{value}': expected the library's "
+                                  "words separated by commas, e.g. denominator=default")
+        try:
+            generate.parse_options(value)
+        except generate.DefinitionError as e:
+            raise ExperimentError(f"{where}{e}") from None
+        return value
     if name in WORD_PARAMS:
         if value not in WORD_PARAMS[name]:
             raise ExperimentError(f"{where}{name}={value}: expected "
@@ -199,7 +222,7 @@ def parse_definition(path):
                 raise ExperimentError(f"{where}kind = {value}: expected one of {' '.join(KINDS)}")
             d.kind = value
         elif key in ("logs", "policies", "patterns", "metrics", "size_bins", "loads",
-                     "ta_speedups"):
+                     "ta_speedups", "ratios"):
             setattr(d, key, value.split())
         elif key == "citation":
             d.citation = value
@@ -224,7 +247,7 @@ def parse_definition(path):
 def validate(d, where):
     if not d.logs:
         raise ExperimentError(f"{where}no logs")
-    if d.kind == "sc18" and not d.patterns:
+    if d.kind in ("sc18", "treematch") and not d.patterns:
         d.patterns = ["mix"]
     check_names("policies", d.policies, replay.POLICIES, where)
     if d.baseline not in d.policies:
@@ -248,6 +271,10 @@ def validate(d, where):
         validate_sc18(d, where)
     elif d.loads != ["1"] or d.ta_speedups != ["none"]:
         raise ExperimentError(f"{where}loads and ta_speedups are for kind sc18, not {d.kind}")
+    if d.kind == "treematch":
+        validate_treematch(d, where)
+    elif d.ratios:
+        raise ExperimentError(f"{where}ratios are for kind treematch, not {d.kind}")
 
 
 def setup_name(scenario):
@@ -363,7 +390,7 @@ def apply_overrides(d, sets):
             d.params[(key, "")] = value
         else:
             raise ExperimentError(f"{key}={value}: an experiment takes CLUSTER, POLICIES, "
-                                  f"PATTERNS, BASELINE, LOADS, TA_SPEEDUPS and "
+                                  f"PATTERNS, BASELINE, LOADS, TA_SPEEDUPS, RATIOS and "
                                   f"{' '.join(PARAMS)}")
         d.overrides.append(f"{key}={value} given on the command line (definition: {old})")
     validate(d, "")
@@ -388,6 +415,17 @@ def planned_runs(d):
     or (sc18) per log x load one under the baseline (TO) and one under the
     other policy per TA speed-up scenario, with SCALE = the log's / load."""
     runs = []
+    if d.kind == "treematch":
+        for log in d.logs:
+            for i, label in enumerate(d.ratios):
+                for policy in d.policies:
+                    if policy == d.baseline and i > 0 and baseline_once(d):
+                        continue
+                    params = dict(d.params_of(log))
+                    params["RATIO"] = repr(ratio_value(label))
+                    runs.append({"log": log, "cluster": d.cluster_of(log),
+                                 "pattern": d.patterns[0], "policy": policy, "params": params})
+        return runs
     if d.kind == "sc18":
         for log in d.logs:
             base = base_scale(d, log)
@@ -474,10 +512,12 @@ class Run:
         self.policy = m["policy"]
         self.run_id = m["run_id"]
         # As make report: one row per log job (a rerun in place of the job
-        # a fault hit), and jobs hit by a fault left out of every figure.
+        # a fault hit), and jobs hit by a fault left out of every figure,
+        # as are the jobs that filled the machine before the window.
         rows = report.job_rows(m, sacct, {}, faults.deaths(run_dir))
-        self.rows = [r for r in rows if not r["fault"]]
-        self.fault_jobs = len(rows) - len(self.rows)
+        workload = report.mark_prefill(rows, report.prefill_ids(run_dir))
+        self.rows = [r for r in workload if not r["fault"]]
+        self.fault_jobs = len(workload) - len(self.rows)
         self.rerun_jobs = sum(1 for r in rows if r["attempt"])
         self.metrics = report.metrics(self.rows, m["cluster_nodes"])
         # The paper's Table 3 gives wait hours summed over the jobs.
@@ -503,7 +543,12 @@ def load_runs(run_dirs, d=None):
             raise ExperimentError(str(e)) from None
         except (OSError, ValueError, KeyError) as e:
             raise ExperimentError(f"{rd}: not a readable replay ({e})") from None
-        key = sc18_key(d, r) if d is not None and d.kind == "sc18" else (r.log, r.pattern, r.policy)
+        if d is not None and d.kind == "sc18":
+            key = sc18_key(d, r)
+        elif d is not None and d.kind == "treematch":
+            key = treematch_key(d, r)
+        else:
+            key = (r.log, r.pattern, r.policy)
         if key in runs:
             raise ExperimentError(f"two runs of {'/'.join(key)}: {runs[key].run_id} "
                                   f"and {r.run_id}")
@@ -643,6 +688,20 @@ def header_md(d, runs, meta):
         out += [f"Ours: {len(rs)} replays on {m['cluster']} ({m['cluster_nodes']:,} nodes) of "
                 + ", ".join(windows) + f"; {pace_text(m)}, seed {m['seed']}, "
                 f"git {m.get('git_revision', '?')}. Paper: {d.citation}. Times are log time.", ""]
+    elif runs and d.kind == "treematch":
+        rs = sorted(runs.values(), key=lambda r: r.run_id)
+        m = rs[0].manifest
+        first, n = m["first"], m["jobs"]
+        pre = (f" after {m['prefill_jobs']} jobs from before it (log jobs before {first}) "
+               f"filled {m.get('prefill_nodes', 0):,} of the {m['cluster_nodes']:,} nodes "
+               f"(PREFILL={m['prefill']:g})" if m.get("prefill_jobs") else ", no prefill")
+        factor = m.get("runtime_factor")
+        out += [f"Ours: {len(rs)} replays on {m['cluster']} of `{m.get('log_file', m['log'])}`, "
+                f"the workload {n} jobs from job {first} (jobs {first} to {first + n - 1} of "
+                f"the log's replayable jobs){pre}; runtimes x "
+                f"{1 if factor is None else factor:g}, SPARSITY={m.get('sparsity')}, "
+                f"{pace_text(m)}, seed {m['seed']}, git {m.get('git_revision', '?')}. "
+                f"Paper: {d.citation}. Times are log time.", ""]
     elif runs:
         rs = sorted(runs.values(), key=lambda r: r.run_id)
         m = rs[0].manifest
@@ -1149,6 +1208,8 @@ def build_table(d, run_dirs, out, meta=None, plots=False):
         table_shadow(d, runs, t, seed)
     elif d.kind == "sc18":
         table_sc18(d, runs, t)
+    elif d.kind == "treematch":
+        table_treematch(d, runs, t)
     else:
         table_cost_by_size(d, runs, t)
     t.md += plot_section(d, runs, out) if plots else []
@@ -1167,7 +1228,7 @@ def build_table(d, run_dirs, out, meta=None, plots=False):
 def plot_section(d, runs, out):
     """report.py compare's plots (execution and mean wait by policy, per-job
     times) for each log x pattern of a continuous experiment."""
-    if d.kind == "sc18":
+    if d.kind in ("sc18", "treematch"):
         return ["No plot: each run's own plots (utilization over time, wait CDF) are in "
                 "its directory.", ""]
     if d.kind != "continuous":
@@ -1185,6 +1246,267 @@ def plot_section(d, runs, out):
             except Exception as e:  # noqa: BLE001 - a plot is optional; say why not
                 lines += [f"No plot for {log} {pattern}: {type(e).__name__}: {e}", ""]
     return lines
+
+
+# --- treematch ---------------------------------------------------------------------------
+
+# The TreeMatch paper's names of the strategies (Sec. 4.2, 4.3).
+TM_NAMES = {"default": "SLURM", "tm-a": "TM-A", "tm-i": "TM-I", "tm-sub": "TM-Sub",
+            "tm-sub3": "TM-Isub+3"}
+# paper.<metric>.<log>.<ratio>.<policy>: Table 2's makespan (s) and
+# utilization (%), and Figs. 5 and 6's mean per-job flow time and runtime
+# differences with SLURM (s, SLURM minus the strategy: positive is faster).
+TM_METRICS = {"makespan_s": ("makespan (s)", 0),
+              "utilization_pct": ("utilization (%)", 1),
+              "flowtime_gain_s": ("mean flow time gain on SLURM (s)", 2),
+              "runtime_gain_s": ("mean runtime gain on SLURM (s)", 2)}
+
+
+def ratio_value(label):
+    """A communication ratio written as a fraction p/q (1/3, 1/2, 1/10)."""
+    m = re.fullmatch(r"(\d+)/(\d+)", label)
+    if not m or int(m.group(2)) == 0 or not 0 < int(m.group(1)) <= int(m.group(2)):
+        return None
+    return int(m.group(1)) / int(m.group(2))
+
+
+def ratio_text(label):
+    return f"{label} ({100 * ratio_value(label):.3g} %)"
+
+
+def baseline_once(d):
+    """The baseline keeps the log's runtimes whatever the ratio when Eq. 7's
+    denominator is default itself (OPTIONS=denominator=default): one run
+    stands for every ratio. Otherwise default's runtimes follow Eq. 7
+    against default1905, which depends on the ratio: one run per ratio."""
+    opts = d.params_of(d.logs[0]).get("OPTIONS", "")
+    return "denominator=default" in opts.split(",")
+
+
+def validate_treematch(d, where):
+    if len(d.patterns) != 1:
+        raise ExperimentError(f"{where}kind treematch takes one pattern; got "
+                              f"'{' '.join(d.patterns)}'")
+    if not d.ratios:
+        raise ExperimentError(f"{where}ratios '': expected communication ratios as "
+                              "fractions, e.g. 1/3 1/2")
+    seen = set()
+    for label in d.ratios:
+        v = ratio_value(label)
+        if v is None:
+            raise ExperimentError(f"{where}ratios '{' '.join(d.ratios)}': '{label}' is not "
+                                  "a fraction p/q above 0 and at most 1")
+        if v in seen:
+            raise ExperimentError(f"{where}ratios '{' '.join(d.ratios)}': {label} twice")
+        seen.add(v)
+    if any(k == "RATIO" for k, _ in d.params):
+        raise ExperimentError(f"{where}RATIO is each run's own in kind treematch (ratios = "
+                              f"{' '.join(d.ratios)}); RATIOS='...' narrows them")
+    for key in d.paper:
+        metric, log, ratio, policy = key
+        name = "paper." + ".".join(key)
+        if metric not in TM_METRICS:
+            raise ExperimentError(f"{where}{name}: unknown metric '{metric}'; expected one of "
+                                  f"{' '.join(TM_METRICS)}")
+        if log not in d.logs + ["*"]:
+            raise ExperimentError(f"{where}{name}: log '{log}' is not among the logs "
+                                  f"'{' '.join(d.logs)}'")
+        if ratio_value(ratio) is None:
+            raise ExperimentError(f"{where}{name}: ratio '{ratio}': expected a fraction p/q")
+        if policy not in d.policies:
+            raise ExperimentError(f"{where}{name}: policy '{policy}' is not among the "
+                                  f"policies '{' '.join(d.policies)}'")
+        if metric.endswith("_gain_s") and policy == d.baseline:
+            raise ExperimentError(f"{where}{name}: {metric} compares a strategy with the "
+                                  "baseline; the baseline has none")
+
+
+def treematch_key(d, r):
+    """(log, ratio label, policy) of a run, the ratio from its RATIO."""
+    if r.log not in d.logs:
+        raise ExperimentError(f"{r.dir}: log '{r.log}' is not among the definition's "
+                              f"logs '{' '.join(d.logs)}'")
+    if r.policy not in d.policies:
+        raise ExperimentError(f"{r.dir}: policy '{r.policy}' is not among the definition's "
+                              f"policies '{' '.join(d.policies)}'")
+    v = report.fnum(r.manifest.get("ratio"))
+    found = [lb for lb in d.ratios if abs(v - ratio_value(lb)) <= 1e-6]
+    if not found:
+        raise ExperimentError(f"{r.dir}: RATIO={r.manifest.get('ratio')} is none of the "
+                              f"definition's ratios {' '.join(d.ratios)}")
+    return (r.log, found[0], r.policy)
+
+
+def treematch_run(d, runs, log, label, policy):
+    """The run of log x ratio x policy; the baseline's of another ratio
+    when it is run once."""
+    r = runs.get((log, label, policy))
+    if r is None and policy == d.baseline and baseline_once(d):
+        r = next((runs[(log, lb, policy)] for lb in d.ratios if (log, lb, policy) in runs),
+                 None)
+    return r
+
+
+def treematch_stats(r, base):
+    """One run's figures over its workload (the prefill left out), as the
+    paper defines them (Sec. 4.1): makespan, first submission to last end;
+    utilization, the jobs' node-time over the nodes x makespan; mean flow
+    time (end minus submission), runtime (end minus start) and stretch
+    (flow time over the runtime under SLURM, the job's base runtime T);
+    and, against the baseline run `base` job by job, the mean flow time
+    and runtime gains (baseline minus this run, Figs. 5 and 6). R is the
+    hop-bytes of the nodes the job got over default's on the same state,
+    for jobs with a matrix."""
+    m, rows = r.metrics, r.rows
+    nan = float("nan")
+    st = {"jobs": len(rows), "makespan_s": m["makespan_s"],
+          "utilization_pct": 100 * m["utilization"] if rows else nan,
+          "flowtime_mean_s": m["turnaround_mean_s"],
+          "runtime_mean_s": statistics.fmean(x["run_s"] for x in rows) if rows else nan,
+          "stretch_mean": m["stretch_mean"]}
+    rs = [x["hop_bytes"] / x["hop_bytes_default"] for x in rows
+          if x["hop_bytes_default"] > 0 and not math.isnan(x["hop_bytes"])]
+    st["r_mean"] = statistics.fmean(rs) if rs else nan
+    gains = [1 - x["runtime_scaled_s"] / x["runtime_base_s"] for x in rows
+             if x["runtime_base_s"] > 0 and not math.isnan(x["runtime_scaled_s"])]
+    st["modelled_gain_pct"] = 100 * statistics.fmean(gains) if gains else nan
+    st["flowtime_gain_s"] = st["runtime_gain_s"] = nan
+    st["paired_jobs"] = 0
+    if base is not None:
+        by_id = {x["log_job_id"]: x for x in base.rows}
+        pairs = [(by_id[x["log_job_id"]], x) for x in rows if x["log_job_id"] in by_id]
+        if pairs:
+            st["paired_jobs"] = len(pairs)
+            st["flowtime_gain_s"] = statistics.fmean(b["turnaround_s"] - x["turnaround_s"]
+                                                     for b, x in pairs)
+            st["runtime_gain_s"] = statistics.fmean(b["run_s"] - x["run_s"] for b, x in pairs)
+    return st
+
+
+def table_treematch(d, runs, t):
+    names = {p: TM_NAMES.get(p, p) for p in d.policies}
+    stats = {}
+    for log in d.logs:
+        for label in d.ratios:
+            base = treematch_run(d, runs, log, label, d.baseline)
+            for policy in d.policies:
+                r = treematch_run(d, runs, log, label, policy)
+                if r is not None:
+                    stats[(log, label, policy)] = (r, treematch_stats(r, base))
+    t.md += ["The paper's metrics (Sec. 4.1) over the workload, the jobs that filled the "
+             "machine first left out: makespan, from the workload's first submission to its "
+             "last end; utilization, the workload's node-time over all nodes x makespan; "
+             "flow time, end minus submission; runtime, end minus start; stretch, flow time "
+             "over the job's runtime under SLURM (its log runtime x RUNTIME_FACTOR). Gains on "
+             "SLURM are Figs. 5 and 6's mean per-job differences, SLURM minus the strategy, "
+             "job by job against the baseline run (positive: faster). R: the job's hop-bytes "
+             "over default's on the same state (jobs with a matrix); modelled gain: 1 - T'/T "
+             "of Sec. 3.2's model, T' = (1 + R a - a) T, over all jobs (the paper designed "
+             "its matrices for about 4, 11 and 18 % at a = 10, 30 and 50 %).", "",
+             "## Ours: per ratio and strategy", "",
+             "| log | a | strategy | jobs | makespan (s) | utilization (%) | mean flow time (s) "
+             "| mean runtime (s) | mean stretch | mean R | modelled gain (%) | flow time gain (s) "
+             "| runtime gain (s) |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    runs_header = ["log", "ratio", "policy", "strategy", "jobs", "makespan_s",
+                   "utilization_pct", "flowtime_mean_s", "runtime_mean_s", "stretch_mean",
+                   "r_mean", "modelled_gain_pct", "flowtime_gain_s", "runtime_gain_s",
+                   "paired_jobs", "run_id"]
+    runs_rows = []
+    for log in d.logs:
+        for label in d.ratios:
+            for policy in d.policies:
+                got = stats.get((log, label, policy))
+                if got is None:
+                    t.md.append(f"| {log} | {ratio_text(label)} | {names[policy]} (not run) |"
+                                + " - |" * 10)
+                    continue
+                r, st = got
+                shared = ("" if (log, label, policy) in runs
+                          else f" (the {treematch_key(d, r)[1]} run)")
+                gain = policy != d.baseline
+                t.md.append(f"| {log} | {ratio_text(label)} | {names[policy]}{shared} | "
+                            f"{st['jobs']} | {fmt(st['makespan_s'], 0)} | "
+                            f"{fmt(st['utilization_pct'], 1)} | {fmt(st['flowtime_mean_s'], 1)} | "
+                            f"{fmt(st['runtime_mean_s'], 1)} | {fmt(st['stretch_mean'], 2)} | "
+                            f"{fmt(st['r_mean'], 3)} | {fmt(st['modelled_gain_pct'], 1)} | "
+                            f"{fmt(st['flowtime_gain_s'], 1) if gain else '-'} | "
+                            f"{fmt(st['runtime_gain_s'], 1) if gain else '-'} |")
+                runs_rows.append([log, label, policy, names[policy]]
+                                 + [report.csv_cell(st[c]) for c in runs_header[4:15]]
+                                 + [r.run_id])
+    t.more_csv["table-runs.csv"] = (runs_header, runs_rows)
+
+    # The paper's figures beside ours.
+    t.csv_header = ["log", "ratio", "metric", "policy", "strategy", "paper", "paper_vs_slurm_pct",
+                    "ours", "ours_vs_slurm_pct", "run_id"]
+    t.md += ["", "## The paper's Table 2 and Figs. 5, 6 beside ours", "",
+             "Paper: Table 2 (emulation, as printed) and the mean differences of Figs. 5 "
+             "and 6; % against SLURM on each side.", "",
+             "| log | a | metric | strategy | paper | vs SLURM | ours | vs SLURM |",
+             "|---|---|---|---|---|---|---|---|"]
+    orders = []
+    for log in d.logs:
+        for label in d.ratios:
+            for metric, (text, digits) in TM_METRICS.items():
+                if not any(k[0] == metric and k[1] in (log, "*") and k[2] == label
+                           for k in d.paper):
+                    continue
+                gain = metric.endswith("_gain_s")
+                ours, paper = {}, {}
+                for policy in d.policies:
+                    pv = d.paper_value(metric, log, label, policy)
+                    got = stats.get((log, label, policy))
+                    ov = got[1][metric] if got else None
+                    if gain and policy == d.baseline:
+                        pv, ov = 0.0, (0.0 if got else None)
+                    pb = d.paper_value(metric, log, label, d.baseline)
+                    bgot = stats.get((log, label, d.baseline))
+                    ob = bgot[1][metric] if bgot else None
+                    pc = None if gain else change(pv, pb)
+                    oc = None if gain else change(ov, ob)
+                    paper[policy], ours[policy] = pv, ov
+                    if gain and policy == d.baseline:
+                        continue
+                    t.md.append(f"| {log} | {ratio_text(label)} | {text} | {names[policy]} | "
+                                f"{fmt(pv, digits)} | "
+                                f"{'-' if pc is None else fmt(pc, 1, True) + '%'} | "
+                                f"{fmt(ov, digits)}{'' if got else ' (not run)'} | "
+                                f"{'-' if oc is None else fmt(oc, 1, True) + '%'} |")
+                    t.csv_rows.append([log, label, metric, policy, names[policy],
+                                       "" if pv is None else f"{pv:g}",
+                                       "" if pc is None else f"{pc:.3f}",
+                                       num4(ov), "" if oc is None else f"{oc:.3f}",
+                                       got[0].run_id if got else ""])
+                # Orderings over the strategies the paper gives, best first
+                # (a gain: highest; makespan: lowest; utilization: highest).
+                given = [p for p in d.policies if paper.get(p) is not None]
+                reverse = metric != "makespan_s"
+                o = ordering({p: ours.get(p) for p in given}, digits, reverse)
+                pr = ordering({p: paper[p] for p in given}, digits, reverse)
+                orders.append((log, label, text, o, pr))
+    t.md += ["", "## Orderings, best first", "",
+             "Over the strategies the paper gives for the metric (`=`: equal at the precision "
+             "shown; makespan: lowest first; utilization and gains: highest first, SLURM's "
+             "gain being 0).", "",
+             "| log | a | metric | ours | paper | agrees | same best |",
+             "|---|---|---|---|---|---|---|"]
+    agree = best = n = 0
+    for log, label, text, o, pr in orders:
+        named = (lambda x: None if x is None else re.sub(
+            r"[a-z0-9-]+", lambda m: names.get(m.group(0), m.group(0)), x))
+        ok = None if o is None or pr is None else o == pr
+        sb = None if o is None or pr is None else (
+            re.split(" [<>] ", o)[0] == re.split(" [<>] ", pr)[0])
+        if ok is not None:
+            n += 1
+            agree += ok
+            best += sb
+        t.md.append(f"| {log} | {ratio_text(label)} | {text} | {named(o) or '-'} | "
+                    f"{named(pr) or '-'} | {'-' if ok is None else ('yes' if ok else 'no')} | "
+                    f"{'-' if sb is None else ('yes' if sb else 'no')} |")
+    t.md += ["", f"The orderings agree in {agree} of {n} comparisons; the best strategy is "
+             f"the paper's in {best} of {n}.", ""]
 
 
 # --- entry -----------------------------------------------------------------------------

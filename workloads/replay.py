@@ -185,10 +185,34 @@ def make_plan(args, log, log_name, cluster_nodes, speedup):
     rng = random.Random(args.seed)
     grid = limit_grid(args.limit_grid, speedup)
     t_first = window[0].submit
-    plan, too_big = [], []
-    for j in window:
+    # RUNTIME_FACTOR scales every job's runtime and requested time (the
+    # TreeMatch paper halves its workload's: 0.5).
+    factor = args.runtime_factor if args.runtime_factor is not None else 1.0
+
+    def size(j):
         nodes = j.nodes if j.nodes else math.ceil(j.procs / cores)
-        nodes = max(1, math.ceil(nodes / divisor))
+        return max(1, math.ceil(nodes / divisor))
+
+    def limit_of(j):
+        # Policies can slow a job by their cost ratio (Eq. 7); a limit of
+        # five times the log runtime lets that show instead of a TIMEOUT.
+        limit = max((j.requested_time or 0) * factor, 5 * j.runtime * factor)
+        return round(math.ceil(limit / grid) * grid / speedup / 60)
+
+    plan, too_big = [], []
+    for j in prefill_jobs(log, args, cluster_nodes, size):
+        # The machine filled before the workload (PREFILL): compute jobs
+        # without a matrix, so every policy gives them default's nodes and
+        # their runtimes; all eligible at the window's first submission, in
+        # log order, before (and with priority over) the window's jobs.
+        plan.append({
+            "log_id": str(j.log_id), "offset": 0.0, "runtime": j.runtime * factor,
+            "nodes": size(j), "comm": 0, "pattern": PATTERNS[0], "comm_percent": 0,
+            "limit_min": limit_of(j), "matrix_density": 0.0, "ta_reduction": 0.0,
+            "prefill": 1,
+        })
+    for j in window:
+        nodes = size(j)
         # Profiles are drawn for every job, in order, whether or not the
         # log has one: the same SEED gives the same profiles everywhere.
         r_comm, r_pattern, r_perc = rng.random(), rng.randrange(5), rng.randrange(5)
@@ -212,9 +236,6 @@ def make_plan(args, log, log_name, cluster_nodes, speedup):
             perc = j.comm_percent
         else:
             perc = PERCENTS[r_perc]
-        # Policies can slow a job by their cost ratio (Eq. 7); a limit of
-        # five times the log runtime lets that show instead of a TIMEOUT.
-        limit = max(j.requested_time or 0, 5 * j.runtime)
         density = (matrix_density(nodes, args.sparsity)
                    if args.sparsity is not None and comm else 0.0)
         # SC18's runtime model: only the isolated policy's jobs speed up.
@@ -222,17 +243,40 @@ def make_plan(args, log, log_name, cluster_nodes, speedup):
               if args.ta_speedup and args.policy == "isolated" else 0.0)
         plan.append({
             "log_id": str(j.log_id), "offset": j.submit - t_first,
-            "runtime": j.runtime, "nodes": nodes, "comm": comm,
+            "runtime": j.runtime * factor, "nodes": nodes, "comm": comm,
             "pattern": pattern, "comm_percent": perc,
-            "limit_min": round(math.ceil(limit / grid) * grid / speedup / 60),
+            "limit_min": limit_of(j),
             "matrix_density": round(density, 6),
-            "ta_reduction": round(ta, 6),
+            "ta_reduction": round(ta, 6), "prefill": 0,
         })
     if too_big and args.strict:
         raise ReplayError(f"{len(too_big)} jobs need more than the cluster's "
                           f"{cluster_nodes} nodes (first: log job {too_big[0]}); "
                           "drop STRICT=1 to skip them")
     return plan, too_big
+
+
+def prefill_jobs(log, args, cluster_nodes, size):
+    """PREFILL=f: the jobs just before the window, latest first, each taken
+    when it fits in what is left of f x the cluster's nodes, until that is
+    filled (or the log's start is reached); returned in log order. The
+    TreeMatch paper's first set, which "fills the cluster" and is always
+    scheduled by SLURM (Sec. 4.1)."""
+    if args.prefill is None:
+        return []
+    if args.first == 0:
+        raise ReplayError("PREFILL needs jobs before the window to fill the machine "
+                          "with; FIRST=0 has none")
+    left = math.floor(args.prefill * cluster_nodes + 1e-9)
+    out = []
+    for j in reversed(log.jobs[:args.first]):
+        if left == 0:
+            break
+        n = size(j)
+        if n <= left:
+            out.append(j)
+            left -= n
+    return out[::-1]
 
 
 def limit_grid(grid, speedup):
@@ -251,7 +295,7 @@ def limit_grid(grid, speedup):
 
 
 PLAN_FIELDS = ["log_id", "offset", "runtime", "nodes", "comm", "pattern",
-               "comm_percent", "limit_min", "matrix_density", "ta_reduction"]
+               "comm_percent", "limit_min", "matrix_density", "ta_reduction", "prefill"]
 
 # The longest matrix a job's SPANK environment carries (MATRIX_LINE_MAX in
 # plugins/slurm/spank_testbed.c: the environment string Linux still passes).
@@ -324,10 +368,11 @@ def read_plan(path):
             row = dict(zip(header, line.rstrip("\n").split("\t")))
             row.setdefault("matrix_density", "0")
             row.setdefault("ta_reduction", "0")
+            row.setdefault("prefill", "0")
             for k in ("offset", "runtime", "comm_percent", "matrix_density",
                       "ta_reduction"):
                 row[k] = float(row[k])
-            for k in ("nodes", "comm", "limit_min"):
+            for k in ("nodes", "comm", "limit_min", "prefill"):
                 row[k] = int(row[k])
             plan.append(row)
     return plan
@@ -1127,6 +1172,10 @@ def parse_args(argv):
     ap.add_argument("--ratio", type=float)
     ap.add_argument("--sparsity", type=float)
     ap.add_argument("--scale", type=float)
+    ap.add_argument("--runtime-factor", type=float,
+                    help="multiply every job's runtime and requested time (0.5 halves them)")
+    ap.add_argument("--prefill", type=float,
+                    help="fill this share of the nodes with the jobs before the window first")
     ap.add_argument("--strict", action="store_true")
     ap.add_argument("--resume")
     ap.add_argument("--lead", type=float, default=30.0)
@@ -1173,6 +1222,13 @@ def parse_args(argv):
     if args.sparsity is not None and not 0 <= args.sparsity < 1:
         raise ReplayError(f"SPARSITY={args.sparsity:g}: expected the share of node "
                           "pairs that do not communicate, at least 0 and below 1")
+    if args.runtime_factor is not None and not (math.isfinite(args.runtime_factor)
+                                                and args.runtime_factor > 0):
+        raise ReplayError(f"RUNTIME_FACTOR={args.runtime_factor:g}: expected a number above 0 "
+                          "(0.5 halves every job's runtime)")
+    if args.prefill is not None and not 0 < args.prefill <= 1:
+        raise ReplayError(f"PREFILL={args.prefill:g}: expected the share of the cluster's nodes "
+                          "the jobs before the window fill first, above 0 and at most 1")
     if args.ta_speedup is not None and args.ta_speedup not in ta_speedup.SCENARIOS:
         raise ReplayError(f"TA_SPEEDUP={args.ta_speedup}: expected one of "
                           f"{', '.join(ta_speedup.SCENARIOS)}")
@@ -1226,6 +1282,7 @@ def main(argv):
             cluster, cluster_nodes = cluster_facts(args.root)
             clock = vclock.Clock(args.clock, args.speedup, vclock.page_path(state_dir))
             plan, too_big = make_plan(args, log, log_name, cluster_nodes, clock.speedup)
+            prefill = [p for p in plan if p["prefill"]]
             run_id = new_run_id(results, log_name or "log", args.policy)
             os.makedirs(results, exist_ok=True)
             run_dir = os.path.join(results, run_id)
@@ -1241,7 +1298,11 @@ def main(argv):
                 "run_id": run_id, "cluster": cluster, "cluster_nodes": cluster_nodes,
                 "policy": args.policy, "log": log_name or os.path.abspath(path),
                 "log_file": os.path.basename(path), "log_format": log.format,
-                "first": args.first, "jobs": len(plan),
+                # jobs: the window's; the prefill's are counted apart.
+                "first": args.first, "jobs": len(plan) - len(prefill),
+                "prefill": args.prefill, "prefill_jobs": len(prefill),
+                "prefill_nodes": sum(p["nodes"] for p in prefill),
+                "runtime_factor": args.runtime_factor,
                 "skipped_no_runtime": log.skipped_no_runtime,
                 "skipped_too_big": len(too_big), "seed": args.seed,
                 # log seconds per Slurm second: SPEEDUP, or 1 under the
@@ -1260,7 +1321,8 @@ def main(argv):
                 "wall_start": datetime.datetime.now(datetime.timezone.utc).isoformat(),
             }
             write_manifest(run_dir, manifest)
-            log_line(run_dir, f"plan: {len(plan)} jobs, {len(too_big)} too big, "
+            log_line(run_dir, f"plan: {len(plan) - len(prefill)} jobs, "
+                     f"{len(prefill)} prefill jobs, {len(too_big)} too big, "
                      f"{log.skipped_no_runtime} without runtime")
             print(f"replay {run_id}: {len(plan)} jobs of {path} on {cluster} "
                   f"under {args.policy} " + (
