@@ -417,6 +417,7 @@ def report(run_dir, aph_tool, topology, isolation_tool=None):
     m["individual_runs_improvement_percent"] = individual_runs(rows)
     m["fault_jobs"] = len(workload) - len(rows)
     m["fault_events"] = len(deaths)
+    m["requeued_jobs"] = sum(1 for r in all_rows if r["fault"] == "requeued")
     m["damaged"] = bool(m["fault_jobs"] or deaths)
     # Log jobs counted by their rerun (RERUN_FAULTED=1), not the faulted job.
     m["rerun_jobs"] = sum(1 for r in all_rows if r["attempt"])
@@ -532,6 +533,12 @@ def summary_md(manifest, m, plots, missing):
                 f"(faults.jsonl); {m['fault_jobs']} jobs hit by a fault (NODE_FAIL, "
                 "requeued, TIMEOUT, or cancelled when their front end died; the `fault` "
                 "column of jobs.csv) are left out of every metric below." + again, ""]
+        if m.get("requeued_jobs") and not m["fault_events"]:
+            out += [f"**Requeued without a fault:** Slurm requeued {m['requeued_jobs']} "
+                    "jobs although no service died: their launch was not answered in "
+                    "time (an overloaded host, or a burst of starts at a high clock "
+                    "rate), and a requeued job waits `cred_expire` before it may start "
+                    "again. Replay at a lower SPEEDUP or with fewer replays at once.", ""]
     if m.get("rerun_jobs"):
         out += [f"**Rerun:** {m['rerun_jobs']} jobs hit by a fault were run again "
                 "(`make replay RESUME=<id> RERUN_FAULTED=1`); each counts by its rerun "

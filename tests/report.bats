@@ -95,6 +95,16 @@ near() { awk -v a="$1" -v b="$2" 'BEGIN {d = a - b; exit !(d < 1e-6 && d > -1e-6
 	assert_output --partial "reservations.tsv:3: expected <time> <log id> <planned start>"
 }
 
+@test "jobs Slurm requeued though no service died are flagged, and the summary says why that happens" {
+	jq '.jobs[2].restart_cnt = 1' "$RUN_DIR/sacct.json" >"$RUN_DIR/s" && mv "$RUN_DIR/s" "$RUN_DIR/sacct.json"
+	run report
+	assert_success
+	assert_equal "$(metric .requeued_jobs)" 1
+	assert_equal "$(metric .fault_events)" 0
+	near "$(metric .jobs)" 2
+	grep -q '^\*\*Requeued without a fault:\*\* Slurm requeued 1 jobs' "$RUN_DIR/summary.md"
+}
+
 @test "a run with jobs missing from sacct.json names them, reports, is marked incomplete" {
 	jq 'del(.jobs[2])' "$RUN_DIR/sacct.json" >"$RUN_DIR/s" && mv "$RUN_DIR/s" "$RUN_DIR/sacct.json"
 	run report
