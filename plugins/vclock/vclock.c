@@ -9,7 +9,9 @@
  * TB_VCLOCK_FILE names the clock page. Unset or empty: every call passes
  * through untouched. Unreadable or not a clock page: the same, after one
  * line on stderr. TB_VCLOCK_EXCLUDE lists program names (comma separated,
- * default "munged") that stay on real time. TB_VCLOCK_FILES=0 leaves file
+ * default "munged") that stay on real time. TB_VCLOCK_REAL_LIBS lists
+ * libraries (default "libmunge.so") whose own calls keep real time inside
+ * a process on the clock (see real_caller). TB_VCLOCK_FILES=0 leaves file
  * timestamps real while the clock is virtual.
  *
  * Waits are cut into real slices of at most the page's check_ns; after
@@ -22,8 +24,10 @@
  * (they call time(), not us), so what it needs lives in globals, kept to
  * the minimum: the mapped page (read-only; NULL means pass through), the
  * real functions found with dlsym, whether file timestamps are mapped,
- * and the once-control that sets these up. All are written once, in
- * vclock_init(), and only read afterwards.
+ * the real-time library list, and the once-control that sets these up.
+ * All are written once, in vclock_init(), and only read afterwards. The
+ * one exception is the cache of which call sites keep real time, a lock-
+ * free array of atomic words (real_caller).
  *
  * _GNU_SOURCE: RTLD_NEXT, dlvsym, ppoll, epoll_pwait and
  * pthread_cond_clockwait are GNU extensions.
@@ -35,6 +39,8 @@
 #include <poll.h>
 #include <pthread.h>
 #include <semaphore.h>
+#include <stdatomic.h>
+#include <stdint.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,6 +62,8 @@ static const struct tb_vclock_page *vc_page;
 static pthread_once_t vc_once = PTHREAD_ONCE_INIT;
 /* Whether file timestamps are mapped too (TB_VCLOCK_FILES is not "0"). */
 static int vc_files;
+/* TB_VCLOCK_REAL_LIBS, copied (the environment may change later) */
+static char vc_real_libs[256];
 
 static int (*real_clock_gettime)(clockid_t, struct timespec *);
 static int (*real_gettimeofday)(struct timeval *restrict, void *restrict);
@@ -259,6 +267,7 @@ static void vclock_init(void)
 {
 	const char *file = getenv("TB_VCLOCK_FILE");
 	const char *files = getenv("TB_VCLOCK_FILES");
+	const char *real_libs = getenv("TB_VCLOCK_REAL_LIBS");
 	void *map;
 	int fd;
 
@@ -266,6 +275,10 @@ static void vclock_init(void)
 	if (!file || !*file || excluded())
 		return;
 	vc_files = !files || strcmp(files, "0");
+	if (!real_libs)
+		real_libs = "libmunge.so";
+	/* a longer list is cut: it is ours, set in the images */
+	snprintf(vc_real_libs, sizeof(vc_real_libs), "%s", real_libs);
 	/* Every function used from here on must be one we do not
 	 * intercept (fstat is one: lseek tells the size): this runs under
 	 * vc_once. */
@@ -307,6 +320,82 @@ static const struct tb_vclock_page *page(void)
 	pthread_once(&vc_once, vclock_init);
 	return vc_page;
 }
+
+/* ---- code that keeps real time inside a process on the clock ---- */
+
+/*
+ * libmunge talks to munged, which keeps real time, with timeouts and
+ * retry pauses of its own (2 s for an answer, 10 connection attempts 50 ms
+ * apart, munge_defs.h) that no setting scales. Inside slurmctld or slurmd
+ * at rate 1000 they were 2 ms and 50 us: in a burst of job starts munged
+ * could not answer in time, credentials failed ("Munge encode failed ...
+ * Timed-out", "Resource temporarily unavailable"), batch launches went
+ * unsent and Slurm requeued the jobs. So a call made from a library on
+ * TB_VCLOCK_REAL_LIBS (file-name prefixes, comma separated, default
+ * "libmunge.so"; empty: none) reads and waits in real time.
+ *
+ * The caller is the return address of the intercepted function (a
+ * library that ends a function with a tail call to poll is seen as that
+ * function's caller; libmunge calls from inside loops and checks). Which
+ * library holds it is asked of dladdr once per call site and kept in a
+ * small cache: each slot holds a return address of a real-time caller, or
+ * the complement of one of a virtual caller (never a user-space address,
+ * so one word says both, read and written atomically without a lock).
+ * Libraries such as libmunge arrive by dlopen (Slurm's auth plugin), after
+ * start-up, so the answer cannot be fixed in vclock_init. A call site whose
+ * library is unloaded and replaced at the same address keeps the first
+ * answer: no library on the list is unloaded by Slurm.
+ */
+#define REAL_SLOTS 512
+static _Atomic uintptr_t vc_real_cache[REAL_SLOTS];
+
+static int on_real_list(const char *path)
+{
+	const char *list = vc_real_libs, *base = strrchr(path, '/');
+
+	base = base ? base + 1 : path;
+	while (*list) {
+		const char *end = strchr(list, ',');
+		size_t n = end ? (size_t) (end - list) : strlen(list);
+
+		if (n && !strncmp(base, list, n))
+			return 1;
+		list += n + (end ? 1 : 0);
+	}
+	return 0;
+}
+
+static int real_caller(const void *ra)
+{
+	uintptr_t a = (uintptr_t) ra, v;
+	_Atomic uintptr_t *slot =
+		&vc_real_cache[((a >> 4) ^ (a >> 13)) % REAL_SLOTS];
+	Dl_info info;
+	int real;
+
+	v = atomic_load_explicit(slot, memory_order_relaxed);
+	if (v == a)
+		return 1;
+	if (v == ~a)
+		return 0;
+	real = dladdr(ra, &info) && info.dli_fname &&
+	       on_real_list(info.dli_fname);
+	atomic_store_explicit(slot, real ? a : ~a, memory_order_relaxed);
+	return real;
+}
+
+static const struct tb_vclock_page *page_for(const void *ra)
+{
+	const struct tb_vclock_page *p = page();
+
+	if (!p || !vc_real_libs[0] || !real_caller(ra))
+		return p;
+	return NULL;
+}
+
+/* The page for this call of an intercepted function, or NULL: in the
+ * function itself, so that the return address is its caller's. */
+#define PAGE() page_for(__builtin_return_address(0))
 
 static int64_t ts_ns(const struct timespec *ts)
 {
@@ -495,7 +584,7 @@ static int bad_ts(const struct timespec *ts)
 
 int clock_gettime(clockid_t id, struct timespec *ts)
 {
-	const struct tb_vclock_page *p = page();
+	const struct tb_vclock_page *p = PAGE();
 	int64_t ns;
 
 	if (!p || virtual_clock(p, id, &ns))
@@ -506,7 +595,7 @@ int clock_gettime(clockid_t id, struct timespec *ts)
 
 int gettimeofday(struct timeval *restrict tv, void *restrict tz)
 {
-	const struct tb_vclock_page *p = page();
+	const struct tb_vclock_page *p = PAGE();
 
 	if (!p)
 		return real_gettimeofday(tv, tz);
@@ -518,7 +607,7 @@ int gettimeofday(struct timeval *restrict tv, void *restrict tz)
 
 time_t time(time_t *t)
 {
-	const struct tb_vclock_page *p = page();
+	const struct tb_vclock_page *p = PAGE();
 	time_t now;
 
 	if (!p)
@@ -531,7 +620,7 @@ time_t time(time_t *t)
 
 int timespec_get(struct timespec *ts, int base)
 {
-	const struct tb_vclock_page *p = page();
+	const struct tb_vclock_page *p = PAGE();
 
 	if (!p || base != TIME_UTC)
 		return real_timespec_get(ts, base);
@@ -566,7 +655,7 @@ static int sleep_until(const struct tb_vclock_page *p, int64_t dl,
 
 int nanosleep(const struct timespec *req, struct timespec *rem)
 {
-	const struct tb_vclock_page *p = page();
+	const struct tb_vclock_page *p = PAGE();
 	int err;
 
 	if (!p || !req || bad_ts(req))
@@ -582,7 +671,7 @@ int nanosleep(const struct timespec *req, struct timespec *rem)
 int clock_nanosleep(clockid_t id, int flags, const struct timespec *req,
 		    struct timespec *rem)
 {
-	const struct tb_vclock_page *p = page();
+	const struct tb_vclock_page *p = PAGE();
 	int64_t dummy, dl;
 
 	if (!p || !req || bad_ts(req) || virtual_clock(p, id, &dummy))
@@ -597,7 +686,7 @@ int clock_nanosleep(clockid_t id, int flags, const struct timespec *req,
 
 unsigned int sleep(unsigned int seconds)
 {
-	const struct tb_vclock_page *p = page();
+	const struct tb_vclock_page *p = PAGE();
 	struct timespec rem = { 0, 0 };
 
 	if (!p)
@@ -611,7 +700,7 @@ unsigned int sleep(unsigned int seconds)
 
 int usleep(useconds_t usec)
 {
-	const struct tb_vclock_page *p = page();
+	const struct tb_vclock_page *p = PAGE();
 	int err;
 
 	if (!p)
@@ -634,7 +723,7 @@ int usleep(useconds_t usec)
 int ppoll(struct pollfd *fds, nfds_t n, const struct timespec *tmo,
 	  const sigset_t *mask)
 {
-	const struct tb_vclock_page *p = page();
+	const struct tb_vclock_page *p = PAGE();
 	int64_t dl, sl;
 
 	if (!p || !tmo || bad_ts(tmo) || (!tmo->tv_sec && !tmo->tv_nsec))
@@ -651,7 +740,7 @@ int ppoll(struct pollfd *fds, nfds_t n, const struct timespec *tmo,
 
 int poll(struct pollfd *fds, nfds_t n, int ms)
 {
-	const struct tb_vclock_page *p = page();
+	const struct tb_vclock_page *p = PAGE();
 	struct timespec tmo = { ms / 1000, (ms % 1000) * 1000000L };
 
 	if (!p || ms <= 0)
@@ -666,7 +755,7 @@ int pselect(int nfds, fd_set *restrict r, fd_set *restrict w,
 	    fd_set *restrict e, const struct timespec *restrict tmo,
 	    const sigset_t *restrict mask)
 {
-	const struct tb_vclock_page *p = page();
+	const struct tb_vclock_page *p = PAGE();
 	fd_set r0, w0, e0;
 	int64_t dl, sl;
 
@@ -702,7 +791,7 @@ int pselect(int nfds, fd_set *restrict r, fd_set *restrict w,
 int select(int nfds, fd_set *restrict r, fd_set *restrict w,
 	   fd_set *restrict e, struct timeval *restrict tv)
 {
-	const struct tb_vclock_page *p = page();
+	const struct tb_vclock_page *p = PAGE();
 	struct timespec tmo;
 	int64_t dl;
 	int rc, err;
@@ -724,7 +813,7 @@ int select(int nfds, fd_set *restrict r, fd_set *restrict w,
 int epoll_pwait(int epfd, struct epoll_event *ev, int max, int ms,
 		const sigset_t *mask)
 {
-	const struct tb_vclock_page *p = page();
+	const struct tb_vclock_page *p = PAGE();
 	int64_t dl, sl;
 
 	if (!p || ms <= 0)
@@ -744,7 +833,7 @@ int epoll_pwait(int epfd, struct epoll_event *ev, int max, int ms,
 
 int epoll_wait(int epfd, struct epoll_event *ev, int max, int ms)
 {
-	if (!page() || ms <= 0)
+	if (!PAGE() || ms <= 0)
 		return real_epoll_wait(epfd, ev, max, ms);
 	return epoll_pwait(epfd, ev, max, ms, NULL);
 }
@@ -791,7 +880,7 @@ int pthread_cond_timedwait(pthread_cond_t *restrict c,
 			   pthread_mutex_t *restrict m,
 			   const struct timespec *restrict abs)
 {
-	const struct tb_vclock_page *p = page();
+	const struct tb_vclock_page *p = PAGE();
 
 	if (!p)
 		return real_cond_timedwait(c, m, abs);
@@ -807,7 +896,7 @@ int pthread_cond_clockwait(pthread_cond_t *restrict c,
 			   pthread_mutex_t *restrict m, clockid_t id,
 			   const struct timespec *restrict abs)
 {
-	const struct tb_vclock_page *p = page();
+	const struct tb_vclock_page *p = PAGE();
 	int64_t dummy;
 
 	if (!p || !real_cond_clockwait ||
@@ -896,7 +985,7 @@ static int sem_result(int err)
 
 int sem_timedwait(sem_t *restrict sem, const struct timespec *restrict abs)
 {
-	const struct tb_vclock_page *p = page();
+	const struct tb_vclock_page *p = PAGE();
 
 	if (!p)
 		return real_sem_timedwait(sem, abs);
@@ -906,7 +995,7 @@ int sem_timedwait(sem_t *restrict sem, const struct timespec *restrict abs)
 int sem_clockwait(sem_t *restrict sem, clockid_t id,
 		  const struct timespec *restrict abs)
 {
-	const struct tb_vclock_page *p = page();
+	const struct tb_vclock_page *p = PAGE();
 
 	if (!real_sem_clockwait)
 		return sem_result(ENOSYS);
@@ -918,7 +1007,7 @@ int sem_clockwait(sem_t *restrict sem, clockid_t id,
 int pthread_mutex_timedlock(pthread_mutex_t *restrict m,
 			    const struct timespec *restrict abs)
 {
-	const struct tb_vclock_page *p = page();
+	const struct tb_vclock_page *p = PAGE();
 
 	if (!p)
 		return real_mutex_timedlock(m, abs);
@@ -928,7 +1017,7 @@ int pthread_mutex_timedlock(pthread_mutex_t *restrict m,
 int pthread_mutex_clocklock(pthread_mutex_t *restrict m, clockid_t id,
 			    const struct timespec *restrict abs)
 {
-	const struct tb_vclock_page *p = page();
+	const struct tb_vclock_page *p = PAGE();
 
 	if (!real_mutex_clocklock)
 		return ENOSYS;
@@ -940,7 +1029,7 @@ int pthread_mutex_clocklock(pthread_mutex_t *restrict m, clockid_t id,
 int pthread_rwlock_timedrdlock(pthread_rwlock_t *restrict l,
 			       const struct timespec *restrict abs)
 {
-	const struct tb_vclock_page *p = page();
+	const struct tb_vclock_page *p = PAGE();
 
 	if (!p)
 		return real_rd_timedlock(l, abs);
@@ -950,7 +1039,7 @@ int pthread_rwlock_timedrdlock(pthread_rwlock_t *restrict l,
 int pthread_rwlock_clockrdlock(pthread_rwlock_t *restrict l, clockid_t id,
 			       const struct timespec *restrict abs)
 {
-	const struct tb_vclock_page *p = page();
+	const struct tb_vclock_page *p = PAGE();
 
 	if (!real_rd_clocklock)
 		return ENOSYS;
@@ -962,7 +1051,7 @@ int pthread_rwlock_clockrdlock(pthread_rwlock_t *restrict l, clockid_t id,
 int pthread_rwlock_timedwrlock(pthread_rwlock_t *restrict l,
 			       const struct timespec *restrict abs)
 {
-	const struct tb_vclock_page *p = page();
+	const struct tb_vclock_page *p = PAGE();
 
 	if (!p)
 		return real_wr_timedlock(l, abs);
@@ -972,7 +1061,7 @@ int pthread_rwlock_timedwrlock(pthread_rwlock_t *restrict l,
 int pthread_rwlock_clockwrlock(pthread_rwlock_t *restrict l, clockid_t id,
 			       const struct timespec *restrict abs)
 {
-	const struct tb_vclock_page *p = page();
+	const struct tb_vclock_page *p = PAGE();
 
 	if (!real_wr_clocklock)
 		return ENOSYS;
@@ -1023,7 +1112,7 @@ static int timer_bad(const struct itimerspec *its)
 int timer_settime(timer_t t, int flags, const struct itimerspec *restrict in,
 		  struct itimerspec *restrict old)
 {
-	const struct tb_vclock_page *p = page();
+	const struct tb_vclock_page *p = PAGE();
 	struct itimerspec real;
 	int rc;
 
@@ -1038,7 +1127,7 @@ int timer_settime(timer_t t, int flags, const struct itimerspec *restrict in,
 
 int timer_gettime(timer_t t, struct itimerspec *cur)
 {
-	const struct tb_vclock_page *p = page();
+	const struct tb_vclock_page *p = PAGE();
 	int rc = real_timer_gettime(t, cur);
 
 	if (!rc && p && cur)
@@ -1049,7 +1138,7 @@ int timer_gettime(timer_t t, struct itimerspec *cur)
 int timerfd_settime(int fd, int flags, const struct itimerspec *in,
 		    struct itimerspec *old)
 {
-	const struct tb_vclock_page *p = page();
+	const struct tb_vclock_page *p = PAGE();
 	struct itimerspec real;
 	int rc;
 
@@ -1064,7 +1153,7 @@ int timerfd_settime(int fd, int flags, const struct itimerspec *in,
 
 int timerfd_gettime(int fd, struct itimerspec *cur)
 {
-	const struct tb_vclock_page *p = page();
+	const struct tb_vclock_page *p = PAGE();
 	int rc = real_timerfd_gettime(fd, cur);
 
 	if (!rc && p && cur)
@@ -1076,7 +1165,7 @@ int timerfd_gettime(int fd, struct itimerspec *cur)
 int setitimer(__itimer_which_t which, const struct itimerval *restrict in,
 	      struct itimerval *restrict old)
 {
-	const struct tb_vclock_page *p = page();
+	const struct tb_vclock_page *p = PAGE();
 	struct itimerval real;
 	int rc;
 
@@ -1099,7 +1188,7 @@ int setitimer(__itimer_which_t which, const struct itimerval *restrict in,
 
 int getitimer(__itimer_which_t which, struct itimerval *cur)
 {
-	const struct tb_vclock_page *p = page();
+	const struct tb_vclock_page *p = PAGE();
 	int rc = real_getitimer(which, cur);
 
 	if (!rc && p && cur && which == ITIMER_REAL) {
@@ -1112,7 +1201,7 @@ int getitimer(__itimer_which_t which, struct itimerval *cur)
 
 unsigned int alarm(unsigned int seconds)
 {
-	const struct tb_vclock_page *p = page();
+	const struct tb_vclock_page *p = PAGE();
 	struct itimerval in = { { 0, 0 }, { (time_t) seconds, 0 } }, old;
 
 	if (!p)

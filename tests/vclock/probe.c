@@ -21,6 +21,11 @@
  *   probe timer|timerabs|timerfd SECONDS  a timer armed for SECONDS: real ms
  *   probe sem|semclock|mutex SECONDS    a timed wait for a semaphore or
  *                                  a (self-held) mutex: real ms
+ *   probe lib LIBRARY SECONDS      dlopen LIBRARY (reallib.c) and let it
+ *                                  nanosleep and poll SECONDS each and
+ *                                  read gettimeofday: the real ms of each
+ *                                  wait, and its time minus the real time
+ *                                  (ms); then the same waits made here
  *   probe bench N                  ns per clock_gettime(CLOCK_REALTIME)
  *   probe write|stat FILE          (write: creates or truncates FILE and
  *                                  writes a byte, between two readings v0
@@ -32,6 +37,7 @@
  *                                  system call)
  */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -495,6 +501,54 @@ static int cmd_file(const char *how, const char *path)
 	return 0;
 }
 
+/* dlsym's data pointer to a function pointer: POSIX allows it, C11
+ * alone does not, hence the memcpy. */
+static int find(void *lib, const char *name, void *fn_ptr)
+{
+	void *sym = dlsym(lib, name);
+
+	memcpy(fn_ptr, &sym, sizeof(sym));
+	if (!sym)
+		fprintf(stderr, "probe: %s: %s\n", name, dlerror());
+	return !sym;
+}
+
+static int cmd_lib(const char *path, int64_t ns)
+{
+	int (*lib_sleep)(int64_t);
+	int (*lib_poll)(int);
+	int64_t (*lib_tod)(void);
+	void *lib = dlopen(path, RTLD_NOW);
+	int64_t start, tod;
+	struct timespec ts = ns_ts(ns);
+	double lib_sleep_ms, lib_poll_ms;
+
+	if (!lib) {
+		fprintf(stderr, "probe: %s\n", dlerror());
+		return 1;
+	}
+	if (find(lib, "reallib_nanosleep", &lib_sleep) ||
+	    find(lib, "reallib_poll", &lib_poll) ||
+	    find(lib, "reallib_gettimeofday_us", &lib_tod))
+		return 1;
+	start = real_ns(CLOCK_MONOTONIC);
+	lib_sleep(ns);
+	lib_sleep_ms = wall_ms_since(start);
+	start = real_ns(CLOCK_MONOTONIC);
+	lib_poll((int) (ns / 1000000));
+	lib_poll_ms = wall_ms_since(start);
+	tod = lib_tod() - real_ns(CLOCK_REALTIME) / 1000;
+	printf("lib_sleep_ms=%.3f lib_poll_ms=%.3f lib_tod_ms=%.3f ",
+	       lib_sleep_ms, lib_poll_ms, tod / 1e3);
+	start = real_ns(CLOCK_MONOTONIC);
+	nanosleep(&ts, NULL);
+	printf("own_sleep_ms=%.3f ", wall_ms_since(start));
+	start = real_ns(CLOCK_MONOTONIC);
+	poll(NULL, 0, (int) (ns / 1000000));
+	printf("own_poll_ms=%.3f\n", wall_ms_since(start));
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *c = argc > 1 ? argv[1] : "";
@@ -523,6 +577,8 @@ int main(int argc, char **argv)
 		return cmd_lock(c, sec_arg(argv[2]));
 	if (argc > 2 && (!strcmp(c, "write") || !strcmp(c, "stat")))
 		return cmd_file(c, argv[2]);
+	if (argc > 3 && !strcmp(c, "lib"))
+		return cmd_lib(argv[2], sec_arg(argv[3]));
 	if (argc > 2 && !strcmp(c, "bench"))
 		return cmd_bench(atol(argv[2]));
 	fprintf(stderr, "usage: see the comment at the top of probe.c\n");

@@ -16,7 +16,7 @@ build=${1:?usage: run.sh BUILD_DIR}
 lib=$build/libtbvclock.so
 cli=$build/tb-vclock
 probe=$build/vclock-probe
-for f in "$lib" "$cli" "$probe"; do
+for f in "$lib" "$cli" "$probe" "$build/libvcreal.so"; do
 	[[ -x $f || -f $f ]] || { echo "run.sh: $f is missing (make vclock)" >&2; exit 2; }
 done
 
@@ -191,6 +191,29 @@ done
 out=$(TB_VCLOCK_EXCLUDE=foo,vclock-probe pv pair)
 check "an excluded program keeps real time (|virtual - real| ns)" \
 	"$(( $(field v "$out") - $(field r "$out") ))" 'x < 1000000 && x > -1000000'
+
+# -- libraries that keep real time (libmunge) ------------------------------
+# libvcreal.so stands in for libmunge: loaded by dlopen after start-up,
+# named on TB_VCLOCK_REAL_LIBS, its own waits and readings are real while
+# the program's stay virtual (rate 100: 0.3 s takes 3 ms).
+init 100
+out=$(TB_VCLOCK_REAL_LIBS=foo,libvcreal pv lib "$build/libvcreal.so" 0.3)
+check "a real-time library's nanosleep(0.3 s): real ms" \
+	"$(field lib_sleep_ms "$out")" "x >= 299 && x < 300 + $slack"
+check "... its poll(300 ms): real ms" \
+	"$(field lib_poll_ms "$out")" "x >= 299 && x < 300 + $slack"
+check "... its gettimeofday - real time (ms)" \
+	"$(field lib_tod_ms "$out")" 'x > -5 && x < 5'
+check "... while the program's own nanosleep(0.3 s) is virtual (real ms)" \
+	"$(field own_sleep_ms "$out")" "x < 3 + $slack"
+check "... and its own poll(300 ms) (real ms)" \
+	"$(field own_poll_ms "$out")" "x < 3 + $slack"
+# not on the list (the default list names libmunge.so only): virtual
+out=$(pv lib "$build/libvcreal.so" 0.3)
+check "a library not on the list: nanosleep(0.3 s) is virtual (real ms)" \
+	"$(field lib_sleep_ms "$out")" "x < 3 + $slack"
+check "... poll(300 ms) too (real ms)" \
+	"$(field lib_poll_ms "$out")" "x < 3 + $slack"
 
 # -- file timestamps ------------------------------------------------------
 # The kernel stamps files in real time; under the preload they read in
