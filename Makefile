@@ -13,7 +13,7 @@ SERVICE ?=
 export CLUSTER POLICY OPTIONS FRONTENDS EMULATORS SERVICE WORKLOADS_DIR TOPOLOGIES_DIR READY_TIMEOUT BENCH
 export DRY_RUN
 export ALLOW_BUSY AUTO_RECOVER RERUN_FAULTED TA_SPEEDUP LOG SPEEDUP JOBS FIRST SEED COMM PATTERN RATIO SPARSITY SCALE RUNTIME_FACTOR PREFILL STRICT RESUME LEAD LIMIT_GRID RESULTS_DIR LOGS FROM FORCE
-export EXP PARALLEL POLICIES PATTERNS BASELINE LOADS TA_SPEEDUPS RATIOS CLOCK IDLE_JUMPS
+export EXP PARALLEL POLICIES PATTERNS BASELINE LOADS TA_SPEEDUPS RATIOS CLOCK IDLE_JUMPS LAUNCH_GUARD
 # CMD goes to the script untouched: no make expansion of $, no shell
 # re-quoting, so quotes and $(...) reach the container as typed.
 TESTBED_CMD := $(value CMD)
@@ -64,7 +64,8 @@ help: ## list targets and parameters
 	@echo "  JOBS=<n> (1000) FIRST=<k> (0)  the window"
 	@echo "  CLOCK=<c>         virtual (default): every Slurm process on one clock SPEEDUP times"
 	@echo "                    faster than wall time, the log in its own seconds, idle time jumped"
-	@echo "                    (IDLE_JUMPS=0: not); scaled: log times divided by SPEEDUP"
+	@echo "                    (IDLE_JUMPS=0: not), slowed to rate 1 while launches lag"
+	@echo "                    (LAUNCH_GUARD=0: not); scaled: log times divided by SPEEDUP"
 	@echo "  SEED=<n> COMM=<f> PATTERN=<rd|rhvd|binomial|ring|cmc|mix> RATIO=<f>  generated profiles"
 	@echo "  SPARSITY=<f>      give communicating jobs random node x node matrices, this share of"
 	@echo "                    pairs silent (default: no matrices); hop-bytes reach sacct and the report"

@@ -510,6 +510,16 @@ def summary_md(manifest, m, plots, missing):
     if manifest.get("runtime_factor") is not None:
         out += [f"**Runtimes** are the log's x {manifest['runtime_factor']:g} "
                 "(RUNTIME_FACTOR).", ""]
+    launch = manifest.get("launch")
+    if launch and launch.get("jobs"):
+        guard = (f"the launch guard slowed the clock {launch['slowdowns']} times for "
+                 f"{launch['slow_wall_s']:g} wall s" if launch.get("guard")
+                 else "the launch guard was off (LAUNCH_GUARD=0)")
+        out += [f"**Launches:** {launch['jobs']} jobs' scripts began a median "
+                f"{launch['lag_median_s']:g} s (at most {launch['lag_max_s']:g} s) of log "
+                f"time after Slurm started them; {launch.get('late_jobs', 0)} ended later "
+                f"than start + runtime because of it (by at most "
+                f"{launch.get('late_max_s', 0):g} s; launch.tsv); {guard}.", ""]
     if m.get("aph_topology") == "regenerated":
         out += ["**APH** is measured on the topology of "
                 f"`{manifest['cluster']}` as generated at report time: this run "

@@ -119,6 +119,10 @@ container() {
 	check_run "$run" "" 50
 	# The window's idle stretches were jumped over, and not its jobs.
 	[ "$(jq '.clock_jumps // 0' "$run/manifest.json")" -ge 1 ]
+	# Every job's script told the launch guard when it began.
+	[ "$(jq '.launch.jobs' "$run/manifest.json")" = 12 ] ||
+		fail "launch: $(jq -c .launch "$run/manifest.json")"
+	[ "$(tail -n +2 "$run/launch.tsv" | wc -l)" = 12 ]
 	# Faster than the log: its span (last end - first submit) in log
 	# seconds, over the replay's wall time, beats the rate / 4.
 	span=$(jq '([.jobs[].time.end] | max) - ([.jobs[].time.eligible] | min)' "$run/sacct.json")

@@ -77,7 +77,7 @@ FLOAT_PARAMS = ("SCALE", "SPEEDUP", "COMM", "LIMIT_GRID", "RATIO", "SPARSITY", "
                 "RUNTIME_FACTOR", "PREFILL")
 # Parameters that take one of a few words.
 WORD_PARAMS = {"STRICT": ("0", "1"), "CLOCK": ("scaled", "virtual"),
-               "IDLE_JUMPS": ("0", "1")}
+               "IDLE_JUMPS": ("0", "1"), "LAUNCH_GUARD": ("0", "1")}
 # OPTIONS: the library's named readings for the run's `make up`
 # (generate.py's words, comma-separated).
 PARAMS = INT_PARAMS + FLOAT_PARAMS + tuple(WORD_PARAMS) + ("OPTIONS",)

@@ -37,6 +37,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import faults  # noqa: E402
 import health  # noqa: E402
+import launch  # noqa: E402
 import logs  # noqa: E402
 import ta_speedup  # noqa: E402
 import vclock  # noqa: E402
@@ -501,10 +502,14 @@ def install_batch_script(container):
               "# is the submitter's, without the preload: it is set here, and the\n"
               "# job ends at its start + its runtime, so that launch latency\n"
               "# (wall time, hence many virtual seconds) is not added to it.\n"
+              "# Its start goes to the launch guard's file ($4, workloads/launch.py).\n"
               "if [ -n \"${3:-}\" ]; then\n"
               "\texport LD_PRELOAD=/usr/local/lib/libtbvclock.so TB_VCLOCK_FILE=$3\n"
+              "\tnow=$(date +%s.%N)\n"
+              "\t[ -z \"${4:-}\" ] || printf '%s\\t%s\\t%s\\n' \"${SLURM_JOB_ID:-}\" "
+              "\"${SLURM_JOB_START_TIME:-0}\" \"$now\" >> \"$4\" || true\n"
               "\texec sleep \"$(awk -v t=\"$t\" -v s=\"$1\" -v st=\"${SLURM_JOB_START_TIME:-0}\" "
-              "-v now=\"$(date +%s.%N)\" "
+              "-v now=\"$now\" "
               "'BEGIN {d = t / s; if (st > 0) d = st + d - now; printf \"%.3f\", (d > 0 ? d : 0)}')\"\n"
               "fi\n"
               "exec sleep \"$(awk -v t=\"$t\" -v s=\"$1\" "
@@ -523,7 +528,7 @@ def progress(text, final=False):
 def queue_state(container, run_id):
     """{log id: (state, start epoch or None, Slurm id or None when it is
     not held, the start backfill plans for a job blocked on resources or
-    None)} of the run's jobs still in the queue, or None while the
+    None, Slurm id)} of the run's jobs still in the queue, or None while the
     controller does not answer (restarting): an empty queue must not end
     the run."""
     try:
@@ -542,7 +547,8 @@ def queue_state(container, run_id):
         jobs[mine[0]] = (
             state, int(start) if not pending and start.isdigit() else None,
             jid if pending and "held" in reason.lower() else None,
-            int(start) if pending and reason == "Resources" and start.isdigit() else None)
+            int(start) if pending and reason == "Resources" and start.isdigit() else None,
+            jid)
     return jobs
 
 
@@ -633,7 +639,7 @@ def time_left(plan, submitted, queued, now, speedup, nodes):
     log drains for hours after it."""
     node_s = 0.0
     for p in plan:
-        start = queued.get(p["log_id"], ("PENDING", None, None, None))[1]
+        start = queued.get(p["log_id"], ("PENDING", None, None, None, None))[1]
         if p["log_id"] in submitted and p["log_id"] not in queued:
             continue
         left = p["runtime"] / speedup
@@ -655,6 +661,48 @@ SUBMITTERS = 4
 PRIORITY_TOP = 1_000_000_000
 
 
+# A begin time this many seconds of Slurm's time in the past still counts
+# as due: the slowed clock (rate 1) gives Slurm that long to start the jobs
+# before the launch guard sees only the backlog.
+DUE_GRACE = 3.0
+
+
+def rate_setter(container, clock):
+    """set_rate(rate) for the launch guard: tb-vclock on the page itself
+    where this container has it (the tools image: milliseconds), else
+    through the controller's container (a docker exec)."""
+    local = shutil.which("tb-vclock")
+
+    def set_rate(rate):
+        if local and os.path.exists(clock.page):
+            r = subprocess.run([local, "set-rate", clock.page, f"{rate:g}"],
+                               capture_output=True, text=True)
+            if r.returncode == 0:
+                return
+        ctl(container, vclock.set_rate_command(rate))
+    return set_rate
+
+
+def due_soon(plan, t0, speedup, now, ahead, queued):
+    """How many of the plan's jobs not started yet have begin times from
+    DUE_GRACE s ago to `ahead` s from now, in Slurm's time (the launch
+    guard's burst seen coming)."""
+    n = 0
+    for p in plan:
+        begin = t0 + p["offset"] / speedup
+        if begin > now + ahead:
+            break
+        q = queued.get(p["log_id"])
+        if begin >= now - DUE_GRACE and (q is None or q[0] == "PENDING"):
+            n += 1
+    return n
+
+
+def launch_file(page, run_id):
+    """The launch guard's file beside the clock page."""
+    return os.path.join(os.path.dirname(page), launch.file_name(run_id))
+
+
 def job_fields(run_id, index, p, t0, speedup, seed, page=None):
     """tb-submit -s's fields for plan entry `index` (page: the virtual
     clock's page in the containers, the batch script's third argument)."""
@@ -668,7 +716,8 @@ def job_fields(run_id, index, p, t0, speedup, seed, page=None):
     return [f"{run_id}:{p['log_id']}", p["nodes"], p["limit_min"], begin,
             PRIORITY_TOP - index,
             f"{p['comm']}:{pid}:{p['comm_percent']:g}:{runtime:g}",
-            matrix, f"{speedup:g}", f"{runtime:g}"] + ([page] if page else [])
+            matrix, f"{speedup:g}", f"{runtime:g}"] + (
+                [page, launch_file(page, run_id)] if page else [])
 
 
 class SubmitterPool:
@@ -905,6 +954,18 @@ def run_at_rate(args, run_dir, manifest, stopped, container, clock):
         run_dir, args.auto_recover,
         say=lambda text: progress(f"replay {run_id}: {text}", final=True),
         log=lambda text: log_line(run_dir, text), slurm_now=clock.now)
+    # The launch guard (launch.py) looks at the queue twice a wall second.
+    guard, last_guard = None, 0.0
+    # The job's sleep in Slurm's time (job_fields' runtime over SPEEDUP).
+    runtime_of = {p["log_id"]: p["runtime"] * (1 - p.get("ta_reduction", 0.0)) / speedup
+                  for p in plan}
+    if clock.kind == "virtual":
+        guard = launch.LaunchGuard(
+            os.path.join(os.path.dirname(clock.page), launch.file_name(run_id)),
+            clock.rate, rate_setter(container, clock),
+            lambda text: log_line(run_dir, text), enabled=args.launch_guard == 1)
+        guard.watch(sorted(t0 + p["offset"] / speedup for p in plan
+                           if p["log_id"] not in submitted), clock.now_and_rate)
     last_report = 0.0
     i = 0
     try:
@@ -950,7 +1011,8 @@ def run_at_rate(args, run_dir, manifest, stopped, container, clock):
                     heartbeat = os.path.join(run_dir, "replay.log")
                     os.utime(heartbeat, (now, now))
                 sample = time.monotonic() - last_sample >= 1.0
-                if report or i >= len(plan) or sample:
+                guard_due = guard is not None and time.monotonic() - last_guard >= 0.5
+                if report or i >= len(plan) or sample or guard_due:
                     queued = queue_state(container, run_id)
                     if queued is None:
                         if report:
@@ -961,6 +1023,14 @@ def run_at_rate(args, run_dir, manifest, stopped, container, clock):
                     if sample:
                         last_sample = time.monotonic()
                         reserved = note_reservation(res_path, order, queued, now, reserved)
+                    if guard_due:
+                        last_guard = time.monotonic()
+                        # now is from before the submissions: seconds old
+                        fresh = clock.now()
+                        guard.update([(q[4], q[1], runtime_of.get(k))
+                                      for k, q in queued.items() if q[0] == "RUNNING"],
+                                     last_guard, due_soon(plan, t0, speedup, fresh,
+                                                          guard.ahead(), queued), fresh)
                     pending = sum(1 for st, *_ in queued.values() if st == "PENDING")
                     running = len(queued) - pending
                     finished = i >= len(plan) and pending == 0 and running == 0
@@ -978,9 +1048,19 @@ def run_at_rate(args, run_dir, manifest, stopped, container, clock):
                         last_report = now
                     if finished:
                         break
-                time.sleep(0.2 if i < len(plan) else 1.0)
+                time.sleep(0.2 if i < len(plan) or (guard and guard.slow_since) else 1.0)
     finally:
         submitters.close()
+        if guard is not None:
+            guard.stop()
+            try:
+                guard.restore(time.monotonic())
+            except ReplayError as e:
+                log_line(run_dir, f"launch guard: could not restore the rate: {e}")
+    if guard is not None:
+        manifest["launch"] = guard.write(run_dir, {str(j): k for k, j in submitted.items()},
+                                         runtime_of)
+        write_manifest(run_dir, manifest)
     progress(f"replay {run_id}: all {len(plan)} jobs done", final=True)
     return container, submitted, reruns
 
@@ -1192,6 +1272,9 @@ def parse_args(argv):
                          "(Slurm's clock runs SPEEDUP times faster)")
     ap.add_argument("--idle-jumps", type=int, default=1, choices=(0, 1),
                     help="under the virtual clock, jump over idle time")
+    ap.add_argument("--launch-guard", type=int, default=1, choices=(0, 1),
+                    help="under the virtual clock, slow it while job launches "
+                         "lag behind Slurm's starts (launch.py)")
     ap.add_argument("--state-dir", default=os.environ.get("TESTBED_STATE_DIR", ".state"),
                     help="the testbed's state directory (the clock page's)")
     ap.add_argument("--auto-recover", default="0", choices=("0", "1"),

@@ -92,6 +92,11 @@ class Clock:
         mono, virt, rate = read_page(self.page)
         return (virt + rate * (time.clock_gettime_ns(time.CLOCK_MONOTONIC) - mono)) / 1e9
 
+    def now_and_rate(self):
+        """(now(), the page's current rate) under the virtual clock."""
+        mono, virt, rate = read_page(self.page)
+        return (virt + rate * (time.clock_gettime_ns(time.CLOCK_MONOTONIC) - mono)) / 1e9, rate
+
     def wall(self, slurm_seconds):
         """The wall time that many Slurm seconds take at the current pace."""
         return slurm_seconds / self.pace

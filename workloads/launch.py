@@ -1,0 +1,268 @@
+"""The launch guard: the virtual clock slows down while the front ends are
+behind with job launches, so that launching costs what it would on a real
+machine (seconds), not the rate times that.
+
+Under the virtual clock every step Slurm takes in wall time takes R times
+longer in log time (docs/vclock.md). Most are short; launching a job is
+not: slurmctld sends the batch launch, the front end's slurmd starts a
+slurmstepd, which starts the job's script, about 50 ms of CPU on this
+2-core machine. Hundreds of jobs starting at once (the 349 jobs that fill
+`curie` before the TreeMatch experiment's window, PREFILL=1) kept the
+emulator busy for about 12 wall seconds: 12,000 s (3.3 h) of log time at
+rate 1000. A job's script ends at its start + its runtime (replay.py's
+batch script), so a late launch costs nothing as long as it comes before
+that end; these came after, and 56 to 69 of the 349 jobs ran past their
+limits and ended TIMEOUT.
+
+Each job's script, once it runs, appends its Slurm id, Slurm's start time
+and its own start (both virtual) to a file beside the clock page. The
+replay reads it: the backlog is the run's jobs Slurm says are running whose
+script has not written yet. The clock goes to GUARD_RATE when the backlog
+reaches GUARD_ON (the replay looks twice a wall second), and, ahead of
+time, MARGIN log seconds before a burst of begin times: GUARD_ON jobs or
+more becoming eligible within one wall second at the run's rate (the
+replay knows its plan; PREFILL's first set is such a burst). A thread
+watches the clock for that instant and sets the rate with tb-vclock on the
+page itself (milliseconds; a docker exec takes a tenth of a second, 100
+log s at rate 1000). Reacting to the backlog alone was too late at rate
+1000: the first set's median lag was 1,365 log s in one try, 5 s in
+another, depending on when the look fell. The clock goes back to the
+run's rate once the backlog is down to GUARD_OFF, no job started since the
+last look and no burst is due. Every job's launch lag (script start -
+Slurm's start, log seconds) goes to the run's launch.tsv, and a summary to
+the manifest.
+"""
+
+import os
+import threading
+import time
+
+# Backlog (jobs started by Slurm, script not yet running) that slows the
+# clock, and the one that lets it go again.
+GUARD_ON = 16
+GUARD_OFF = 4
+# The clock's rate while slowed: wall time, as on a real machine.
+GUARD_RATE = 1.0
+# A launching job whose end (start + runtime) is less than this many wall
+# seconds away at the run's rate slows the clock: two looks at the queue.
+LATE_WALL = 1.0
+# A burst: BURST_JOBS begin times within BURST_WALL wall seconds at the
+# run's rate, more than the emulator launches in that time (about 30 a
+# second here); the clock slows MARGIN log seconds before its first. Each
+# costs MARGIN + DUE_GRACE (replay.py) wall seconds at least.
+BURST_JOBS = 32
+BURST_WALL = 1.0
+MARGIN = 5.0
+
+
+def bursts(begins, rate):
+    """The first begin time of each burst in `begins` (Slurm's time,
+    sorted): BURST_JOBS or more within BURST_WALL wall seconds at `rate`."""
+    out, width = [], BURST_WALL * rate
+    k = 0
+    while k + BURST_JOBS <= len(begins):
+        if begins[k + BURST_JOBS - 1] - begins[k] <= width:
+            out.append(begins[k])
+            # the next burst starts after this one's window
+            end = begins[k] + width
+            while k < len(begins) and begins[k] <= end:
+                k += 1
+        else:
+            k += 1
+    return out
+
+
+def file_name(run_id):
+    return f"launched-{run_id}.tsv"
+
+
+class LaunchGuard:
+    """Reads the scripts' start lines and slows or restores the clock.
+
+    set_rate(rate) changes the cluster's clock; log(text) writes a line to
+    the run's log. enabled=False records the lags but never changes the
+    rate (LAUNCH_GUARD=0)."""
+
+    def __init__(self, path, rate, set_rate, log, enabled=True):
+        self.lock = threading.Lock()
+        self.timer = None
+        self.path = path
+        self.rate = rate
+        self.set_rate = set_rate
+        self.log = log
+        self.enabled = enabled and rate > GUARD_RATE
+        self.offset = 0
+        self.lags = {}  # Slurm job id -> launch lag (log s)
+        self.slow_since = None
+        self.slowdowns = 0
+        self.slow_wall = 0.0
+        self.max_backlog = 0
+        self.last_running = 0
+
+    def read(self):
+        """New complete lines of the scripts' file (a line being written
+        is left for the next read)."""
+        try:
+            with open(self.path, "rb") as f:
+                f.seek(self.offset)
+                data = f.read()
+        except FileNotFoundError:
+            return
+        end = data.rfind(b"\n") + 1
+        self.offset += end
+        for line in data[:end].decode("utf-8", "replace").splitlines():
+            parts = line.split("\t")
+            try:
+                jid, start, began = parts[0], float(parts[1]), float(parts[2])
+            except (IndexError, ValueError):
+                continue  # a torn or foreign line: no lag for that job
+            if jid.isdigit() and start > 0:
+                self.lags.setdefault(jid, max(0.0, began - start))
+
+    def ahead(self):
+        """Log seconds ahead in which begin times keep the clock slow:
+        from the burst timer's slow-down to the burst. Not more: jobs that
+        wait for nodes (behind a first set) would keep it slow for
+        nothing."""
+        return 2 * MARGIN
+
+    def watch(self, begins, now):
+        """Starts the thread that slows the clock MARGIN log seconds before
+        each burst in `begins` (Slurm's time, sorted); now() reads the
+        cluster's clock as (time, rate)."""
+        if not self.enabled:
+            return
+        todo = bursts(begins, self.rate)
+        if not todo:
+            return
+        self.timer = BurstTimer(self, todo, now)
+        self.timer.start()
+
+    def stop(self):
+        if self.timer is not None:
+            self.timer.stop()
+            self.timer = None
+
+    def slow(self, wall_now, why):
+        """The clock to GUARD_RATE (the caller holds the lock)."""
+        self.set_rate(GUARD_RATE)
+        self.slow_since = wall_now
+        self.slowdowns += 1
+        self.log(f"launch guard: {why}; clock at rate {GUARD_RATE:g} until they "
+                 f"have started and at most {GUARD_OFF} are launching")
+
+    def update(self, running, wall_now, due=0, now=0.0):
+        """running: (Slurm id (str), Slurm's start or None, runtime in log
+        s or None) of the run's jobs Slurm says are running; due: how many
+        of its jobs become eligible within ahead() log seconds; now:
+        Slurm's time. Slows or restores the clock; returns the backlog."""
+        with self.lock:
+            return self._update(running, wall_now, due, now)
+
+    def _update(self, running, wall_now, due, now):
+        self.read()
+        waiting = [(jid, start, runtime) for jid, start, runtime in running
+                   if jid not in self.lags]
+        backlog = len(waiting)
+        self.max_backlog = max(self.max_backlog, backlog)
+        started = len(running) > self.last_running
+        self.last_running = len(running)
+        # A job whose script has not begun ends late once its runtime has
+        # passed (its script then ends at once): one whose end is less than
+        # LATE_WALL wall seconds away at the run's rate is in danger.
+        danger = sum(1 for _, start, runtime in waiting
+                     if start is not None and runtime is not None
+                     and start + runtime - now < LATE_WALL * self.rate)
+        if not self.enabled:
+            return backlog
+        if self.slow_since is None and (backlog >= GUARD_ON or due >= GUARD_ON
+                                        or danger):
+            self.slow(wall_now, f"{backlog} jobs started by Slurm whose script has not "
+                      "begun" if backlog >= GUARD_ON else
+                      f"{due} jobs become eligible at once" if due >= GUARD_ON else
+                      f"{danger} jobs started by Slurm would end late")
+        elif (self.slow_since is not None and backlog <= GUARD_OFF and not started
+              and due < GUARD_ON and not danger):
+            self._restore(wall_now)
+        return backlog
+
+    def restore(self, wall_now):
+        """Back to the run's rate (also on the way out of the run)."""
+        with self.lock:
+            self._restore(wall_now)
+
+    def _restore(self, wall_now):
+        if self.slow_since is None:
+            return
+        self.set_rate(self.rate)
+        self.slow_wall += wall_now - self.slow_since
+        self.log(f"launch guard: back to rate {self.rate:g} after "
+                 f"{wall_now - self.slow_since:.1f} wall s")
+        self.slow_since = None
+
+    def write(self, run_dir, log_ids, runtimes):
+        """launch.tsv (log id, Slurm id, launch lag and how much later than
+        start + runtime the job ended because of it, in log s) and the
+        manifest's summary. log_ids: {Slurm id (str): log id}; runtimes:
+        {log id: runtime in log s}."""
+        self.read()
+        tmp = os.path.join(run_dir, "launch.tsv.tmp")
+        late = []
+        with open(tmp, "w", encoding="utf-8") as f:
+            f.write("log_id\tjob_id\tlaunch_lag_s\tlate_s\n")
+            for jid, lag in sorted(self.lags.items(), key=lambda kv: int(kv[0])):
+                if jid in log_ids:
+                    over = max(0.0, lag - runtimes.get(log_ids[jid], lag))
+                    if over > 0:
+                        late.append(over)
+                    f.write(f"{log_ids[jid]}\t{jid}\t{lag:.3f}\t{over:.3f}\n")
+        os.replace(tmp, os.path.join(run_dir, "launch.tsv"))
+        lags = sorted(lag for jid, lag in self.lags.items() if jid in log_ids)
+        return {
+            "late_jobs": len(late),
+            "late_max_s": round(max(late), 3) if late else 0.0,
+            "guard": self.enabled,
+            "guard_on": GUARD_ON, "guard_off": GUARD_OFF, "guard_rate": GUARD_RATE,
+            "slowdowns": self.slowdowns,
+            "slow_wall_s": round(self.slow_wall, 1),
+            "max_backlog": self.max_backlog,
+            "jobs": len(lags),
+            "lag_median_s": round(lags[len(lags) // 2], 3) if lags else None,
+            "lag_max_s": round(lags[-1], 3) if lags else None,
+        }
+
+
+class BurstTimer(threading.Thread):
+    """Slows the clock MARGIN log seconds before each burst's first begin
+    time. Sleeps in wall time by the clock's current rate, in steps of at
+    most 50 ms near the instant."""
+
+    def __init__(self, guard, begins, now):
+        super().__init__(daemon=True)
+        self.guard, self.begins, self.now = guard, begins, now
+        self.stopped = threading.Event()
+
+    def stop(self):
+        self.stopped.set()
+        self.join(5)
+
+    def run(self):
+        for begin in self.begins:
+            while not self.stopped.is_set():
+                try:
+                    t, rate = self.now()
+                except Exception as e:  # a missing page: nothing to slow
+                    self.guard.log(f"launch guard: cannot read the clock ({e})")
+                    return
+                left = (begin - MARGIN - t) / max(rate, 1e-9)
+                if left <= 0.002:
+                    break
+                self.stopped.wait(min(left - 0.001, 0.05) if left < 1 else left / 2)
+            if self.stopped.is_set():
+                return
+            with self.guard.lock:
+                t = self.now()[0]
+                # late (the clock jumped past it): nothing left to save
+                if self.guard.slow_since is None and t < begin + MARGIN:
+                    self.guard.slow(time.monotonic(),
+                                    f"a burst of begin times at +{begin - t:.0f} s")
