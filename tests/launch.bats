@@ -101,3 +101,35 @@ print(rates, 0.28 < t < 0.3 + 0.05)"
 	assert_line --partial "a burst of begin times at +"
 	assert_line "[1.0] True"
 }
+
+@test "jobs due for the launch guard: a burst's, those not yet submitted, those the scheduler has not looked at" {
+	run python3 -c "import sys; sys.path.insert(0, '$ROOT/workloads'); import replay
+plan = [{'log_id': k, 'offset': o} for k, o in
+        (('old', 0), ('seen', 10), ('fresh', 20), ('unsub', 30), ('now', 98), ('soon', 105), ('later', 500))]
+q = {'old': ('PENDING', None, None, None, '1', 'Resources'),
+     'seen': ('PENDING', None, None, None, '2', 'Priority'),
+     'fresh': ('PENDING', None, None, None, '3', 'None'),
+     'now': ('PENDING', None, None, None, '5', 'Resources'),
+     'soon': ('PENDING', None, None, None, '6', 'BeginTime')}
+sub = {'old': 1, 'seen': 2, 'fresh': 3, 'now': 5, 'soon': 6}
+# at 100, looking 10 s ahead, DUE_GRACE 3 s back
+print(replay.due_soon(plan, 0.0, 1.0, 100.0, 10.0, q, sub))
+q['fresh'] = ('RUNNING', 25, None, None, '3', 'None')
+print(replay.due_soon(plan, 0.0, 1.0, 100.0, 10.0, q, dict(sub, unsub=4)))"
+	assert_success
+	# fresh (reason None), unsub (not submitted), now and soon (in the window)
+	assert_line --index 0 "4"
+	assert_line --index 1 "2"
+}
+
+@test "a launch held up 60 log s slows the clock, even one that will not end late" {
+	run python3 -c "$GUARD
+g.update([('3', 1000.0, 90000.0)], 1.0, 0, 1030.0)
+print(rates)
+g.update([('3', 1000.0, 90000.0)], 2.0, 0, 1070.0)
+print(rates)"
+	assert_success
+	assert_line --index 0 "[]"
+	assert_line --partial "1 jobs started by Slurm 60 s ago or more have not begun their script"
+	assert_line "[1.0]"
+}

@@ -46,6 +46,8 @@ GUARD_RATE = 1.0
 # A launching job whose end (start + runtime) is less than this many wall
 # seconds away at the run's rate slows the clock: two looks at the queue.
 LATE_WALL = 1.0
+# A launch older than this (log s) slows the clock too.
+LAG_ON = 60.0
 # A burst: BURST_JOBS begin times within BURST_WALL wall seconds at the
 # run's rate, more than the emulator launches in that time (about 30 a
 # second here); the clock slows MARGIN log seconds before its first. Each
@@ -101,6 +103,7 @@ class LaunchGuard:
         self.slow_wall = 0.0
         self.max_backlog = 0
         self.last_running = 0
+        self.looks = 0
 
     def read(self):
         """New complete lines of the scripts' file (a line being written
@@ -164,6 +167,7 @@ class LaunchGuard:
 
     def _update(self, running, wall_now, due, now):
         self.read()
+        self.looks += 1
         waiting = [(jid, start, runtime) for jid, start, runtime in running
                    if jid not in self.lags]
         backlog = len(waiting)
@@ -176,16 +180,22 @@ class LaunchGuard:
         danger = sum(1 for _, start, runtime in waiting
                      if start is not None and runtime is not None
                      and start + runtime - now < LATE_WALL * self.rate)
+        # A launch this old is held up (a normal one takes about 50 ms,
+        # 50 log s at rate 1000): the front ends are busy, more will lag.
+        stuck = sum(1 for _, start, _ in waiting
+                    if start is not None and now - start >= LAG_ON)
         if not self.enabled:
             return backlog
         if self.slow_since is None and (backlog >= GUARD_ON or due >= GUARD_ON
-                                        or danger):
+                                        or danger or stuck):
             self.slow(wall_now, f"{backlog} jobs started by Slurm whose script has not "
                       "begun" if backlog >= GUARD_ON else
                       f"{due} jobs become eligible at once" if due >= GUARD_ON else
-                      f"{danger} jobs started by Slurm would end late")
+                      f"{danger} jobs started by Slurm would end late" if danger else
+                      f"{stuck} jobs started by Slurm {LAG_ON:g} s ago or more have "
+                      "not begun their script")
         elif (self.slow_since is not None and backlog <= GUARD_OFF and not started
-              and due < GUARD_ON and not danger):
+              and due < GUARD_ON and not danger and not stuck):
             self._restore(wall_now)
         return backlog
 
@@ -229,6 +239,7 @@ class LaunchGuard:
             "slowdowns": self.slowdowns,
             "slow_wall_s": round(self.slow_wall, 1),
             "max_backlog": self.max_backlog,
+            "looks": self.looks,
             "jobs": len(lags),
             "lag_median_s": round(lags[len(lags) // 2], 3) if lags else None,
             "lag_max_s": round(lags[-1], 3) if lags else None,
@@ -261,8 +272,8 @@ class BurstTimer(threading.Thread):
                 # EARLY_WALL early: a loaded machine wakes threads late
                 if left <= EARLY_WALL:
                     break
-                self.stopped.wait(min(left - EARLY_WALL / 2, 0.05) if left < 1
-                                  else left / 2)
+                # short steps: an idle jump can bring the burst near at once
+                self.stopped.wait(min(left - EARLY_WALL / 2, 0.05))
             if self.stopped.is_set():
                 return
             with self.guard.lock:

@@ -528,7 +528,7 @@ def progress(text, final=False):
 def queue_state(container, run_id):
     """{log id: (state, start epoch or None, Slurm id or None when it is
     not held, the start backfill plans for a job blocked on resources or
-    None, Slurm id)} of the run's jobs still in the queue, or None while the
+    None, Slurm id, Slurm's reason)} of the run's jobs still in the queue, or None while the
     controller does not answer (restarting): an empty queue must not end
     the run."""
     try:
@@ -548,7 +548,7 @@ def queue_state(container, run_id):
             state, int(start) if not pending and start.isdigit() else None,
             jid if pending and "held" in reason.lower() else None,
             int(start) if pending and reason == "Resources" and start.isdigit() else None,
-            jid)
+            jid, reason)
     return jobs
 
 
@@ -639,7 +639,7 @@ def time_left(plan, submitted, queued, now, speedup, nodes):
     log drains for hours after it."""
     node_s = 0.0
     for p in plan:
-        start = queued.get(p["log_id"], ("PENDING", None, None, None, None))[1]
+        start = queued.get(p["log_id"], ("PENDING", None, None, None, None, ""))[1]
         if p["log_id"] in submitted and p["log_id"] not in queued:
             continue
         left = p["runtime"] / speedup
@@ -684,18 +684,23 @@ def rate_setter(container, clock):
     return set_rate
 
 
-def due_soon(plan, t0, speedup, now, ahead, queued):
-    """How many of the plan's jobs not started yet have begin times from
-    DUE_GRACE s ago to `ahead` s from now, in Slurm's time (the launch
-    guard's burst seen coming)."""
+def due_soon(plan, t0, speedup, now, ahead, queued, submitted):
+    """How many of the plan's jobs may start at once soon (the launch
+    guard keeps the clock slow for them): not started yet with begin times
+    from DUE_GRACE s ago to `ahead` s from now, in Slurm's time; and,
+    whatever their begin time, those not submitted yet (a burst is
+    submitted in chunks) and those the scheduler has not looked at yet
+    (pending with reason None)."""
     n = 0
     for p in plan:
         begin = t0 + p["offset"] / speedup
         if begin > now + ahead:
             break
         q = queued.get(p["log_id"])
-        if begin >= now - DUE_GRACE and (q is None or q[0] == "PENDING"):
-            n += 1
+        if q is None:
+            n += p["log_id"] not in submitted or begin >= now - DUE_GRACE
+        elif q[0] == "PENDING":
+            n += begin >= now - DUE_GRACE or q[5] in ("None", "")
     return n
 
 
@@ -1035,7 +1040,8 @@ def run_at_rate(args, run_dir, manifest, stopped, container, clock):
                         guard.update([(q[4], q[1], runtime_of.get(k))
                                       for k, q in queued.items() if q[0] == "RUNNING"],
                                      last_guard, due_soon(plan, t0, speedup, fresh,
-                                                          guard.ahead(), queued), fresh)
+                                                          guard.ahead(), queued, submitted),
+                                     fresh)
                     pending = sum(1 for st, *_ in queued.values() if st == "PENDING")
                     running = len(queued) - pending
                     finished = i >= len(plan) and pending == 0 and running == 0
