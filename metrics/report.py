@@ -397,11 +397,39 @@ def reservation_delays(run_dir, manifest, rows, planned):
             "reservation_tolerance_s": tol}
 
 
+# A job whose script began this long (log s) after its own end (start +
+# runtime) is the emulator's artefact, not the policy's: launch.tsv's late_s
+# (workloads/launch.py). It is flagged like a fault and left out.
+LATE_LAUNCH_S = 60.0
+
+
+def mark_late_launches(rows, run_dir):
+    """Sets fault "late_launch" on the rows launch.tsv says ended more than
+    LATE_LAUNCH_S late; returns how many."""
+    path = os.path.join(run_dir, "launch.tsv")
+    if not os.path.exists(path):
+        return 0
+    late = {}
+    with open(path, encoding="utf-8") as f:
+        for row in csv.DictReader(f, delimiter="\t"):
+            try:
+                late[str(row["job_id"])] = float(row["late_s"])
+            except (KeyError, TypeError, ValueError):
+                continue
+    n = 0
+    for r in rows:
+        if not r["fault"] and late.get(str(r["job_id"]), 0.0) > LATE_LAUNCH_S:
+            r["fault"] = "late_launch"
+            n += 1
+    return n
+
+
 def report(run_dir, aph_tool, topology, isolation_tool=None):
     manifest, sacct, planned = load_run(run_dir)
     aph = compute_aph(None, sacct, aph_tool, topology)
     deaths = faults.deaths(run_dir)
     all_rows = job_rows(manifest, sacct, aph, deaths)
+    late_launches = mark_late_launches(all_rows, run_dir)
     cluster_nodes = manifest["cluster_nodes"]
     got = {r["log_job_id"] for r in all_rows}
     missing = [x for x in planned if x not in got]
@@ -418,6 +446,8 @@ def report(run_dir, aph_tool, topology, isolation_tool=None):
     m["fault_jobs"] = len(workload) - len(rows)
     m["fault_events"] = len(deaths)
     m["requeued_jobs"] = sum(1 for r in all_rows if r["fault"] == "requeued")
+    m["late_launch_jobs"] = sum(1 for r in workload if r["fault"] == "late_launch")
+    m["late_launch_all_jobs"] = late_launches
     m["damaged"] = bool(m["fault_jobs"] or deaths)
     # Log jobs counted by their rerun (RERUN_FAULTED=1), not the faulted job.
     m["rerun_jobs"] = sum(1 for r in all_rows if r["attempt"])
@@ -541,7 +571,9 @@ def summary_md(manifest, m, plots, missing):
                  if m.get("rerun_jobs") and not m["fault_jobs"] else "")
         out += [f"**Damaged:** {m['fault_events']} service deaths during the run "
                 f"(faults.jsonl); {m['fault_jobs']} jobs hit by a fault (NODE_FAIL, "
-                "requeued, TIMEOUT, or cancelled when their front end died; the `fault` "
+                "requeued, TIMEOUT, cancelled when their front end died, or launched "
+                f"more than {LATE_LAUNCH_S:g} s after their own end: `late_launch`, "
+                f"{m.get('late_launch_jobs', 0)} of them; the `fault` "
                 "column of jobs.csv) are left out of every metric below." + again, ""]
         if m.get("requeued_jobs") and not m["fault_events"]:
             out += [f"**Requeued without a fault:** Slurm requeued {m['requeued_jobs']} "

@@ -133,3 +133,16 @@ print(rates)"
 	assert_line --partial "1 jobs started by Slurm 60 s ago or more have not begun their script"
 	assert_line "[1.0]"
 }
+
+@test "the report flags jobs that ended more than 60 s late because of their launch (late_launch)" {
+	printf 'log_id\tjob_id\tlaunch_lag_s\tlate_s\na\t1\t70\t61\nb\t2\t500\t0\nc\t3\t90\t80\n' \
+		>"$BATS_TEST_TMPDIR/launch.tsv"
+	run python3 -c "import sys; sys.path.insert(0, '$ROOT/metrics'); import report
+rows = [{'job_id': 1, 'fault': ''}, {'job_id': 2, 'fault': ''}, {'job_id': 3, 'fault': 'requeued'},
+        {'job_id': 4, 'fault': ''}]
+print(report.mark_late_launches(rows, '$BATS_TEST_TMPDIR'), [r['fault'] for r in rows])
+print(report.mark_late_launches(rows, '$BATS_TEST_TMPDIR/none'))"
+	assert_success
+	assert_line --index 0 "1 ['late_launch', '', 'requeued', '']"
+	assert_line --index 1 "0"
+}
