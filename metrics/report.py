@@ -536,7 +536,9 @@ def summary_md(manifest, m, plots, missing):
         out += [f"**Prefill:** {m['prefill_jobs']} jobs from before the window filled "
                 f"{manifest.get('prefill_nodes', '?')} nodes first (PREFILL="
                 f"{manifest.get('prefill')}); they are in jobs.csv (prefill=1) and in no "
-                "metric.", ""]
+                "metric." + (f" {manifest['prefill_cancelled']} of them, still running when "
+                             "the window's jobs had all ended, were cancelled then."
+                             if manifest.get("prefill_cancelled") else ""), ""]
     if manifest.get("runtime_factor") is not None:
         out += [f"**Runtimes** are the log's x {manifest['runtime_factor']:g} "
                 "(RUNTIME_FACTOR).", ""]

@@ -82,6 +82,60 @@ def ctl(container, command, stdin=None, check=True):
     return r.stdout
 
 
+class Shell:
+    """One bash in the controller container, kept open: a command a line
+    in, its output and a sentinel line with its status out. A docker exec
+    takes 0.1 to 1 wall s on a loaded machine; this takes what the command
+    takes, so the launch guard can look at the queue several times a wall
+    second. Restarted once if it died; ReplayError if it fails again."""
+
+    END = "__testbed_end__"
+
+    def __init__(self, container):
+        self.container = container
+        self.p = None
+
+    def _start(self):
+        loop = (f'while IFS= read -r c; do eval "$c" 2>/dev/null; '
+                f'echo "{self.END} $?"; done')
+        self.p = subprocess.Popen(
+            ["docker", "exec", "-i", self.container, "bash", "-c", loop],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+            text=True, bufsize=1)
+
+    def run(self, command):
+        for attempt in (1, 2):
+            if self.p is None or self.p.poll() is not None:
+                self._start()
+            try:
+                self.p.stdin.write(command + "\n")
+                self.p.stdin.flush()
+                out = []
+                for line in self.p.stdout:
+                    # output without a final newline ends on the same line
+                    at = line.find(self.END + " ")
+                    if at >= 0:
+                        out.append(line[:at])
+                        if line[at:].split()[1] != "0":
+                            raise ReplayError(f"'{command[:60]}' failed")
+                        return "".join(out)
+                    out.append(line)
+            except OSError:
+                pass
+            self.close()
+        raise ReplayError(f"'{command[:60]}': the controller's shell died")
+
+    def close(self):
+        if self.p is None:
+            return
+        try:
+            self.p.stdin.close()
+            self.p.wait(timeout=5)
+        except (OSError, subprocess.TimeoutExpired):
+            self.p.kill()
+        self.p = None
+
+
 class Submitter:
     """tb-submit (plugins/tools/submit.c) in the controller container: one
     libslurm submission per line in, a job id (or an error) per line out.
@@ -525,15 +579,15 @@ def progress(text, final=False):
     sys.stdout.flush()
 
 
-def queue_state(container, run_id):
+def queue_state(container, run_id, shell=None):
     """{log id: (state, start epoch or None, Slurm id or None when it is
     not held, the start backfill plans for a job blocked on resources or
     None, Slurm id, Slurm's reason)} of the run's jobs still in the queue, or None while the
     controller does not answer (restarting): an empty queue must not end
     the run."""
     try:
-        out = ctl(container,
-                  "SLURM_TIME_FORMAT=%s squeue -h -o '%j|%T|%S|%i|%r'")
+        command = "SLURM_TIME_FORMAT=%s squeue -h -o '%j|%T|%S|%i|%r'"
+        out = shell.run(command) if shell else ctl(container, command)
     except ReplayError:
         return None
     jobs = {}
@@ -662,10 +716,34 @@ PRIORITY_TOP = 1_000_000_000
 
 
 SUBMIT_CHUNK = 64
+# How often (wall s) the launch guard looks at the queue: 250 log s at rate
+# 1000; through a docker exec a look took 1.3 s.
+LOOK_EVERY = 0.25
 # A begin time this many seconds of Slurm's time in the past still counts
 # as due: the slowed clock (rate 1) gives Slurm that long to start the jobs
 # before the launch guard sees only the backlog.
 DUE_GRACE = 3.0
+
+
+def end_prefill(container, run_dir, manifest, queued, prefill_of):
+    """Once no job of the window is in the queue, cancels the first set's
+    jobs still there (PREFILL): they are in no metric, and the longest of
+    them (12 log hours on curie) would set the replay's length. Returns
+    whether that time has come; the manifest records how many."""
+    if any(k not in prefill_of for k in queued):
+        return False
+    ids = [q[4] for k, q in queued.items() if q[4]]
+    if ids:
+        try:
+            ctl(container, "scancel " + " ".join(ids))
+        except ReplayError as e:
+            log_line(run_dir, f"could not cancel the first set's jobs: {e}")
+            return False
+        log_line(run_dir, f"the window's jobs have ended: {len(ids)} jobs of the first "
+                 "set cancelled (in no metric)")
+    manifest["prefill_cancelled"] = len(ids)
+    write_manifest(run_dir, manifest)
+    return True
 
 
 def rate_setter(container, clock):
@@ -960,8 +1038,9 @@ def run_at_rate(args, run_dir, manifest, stopped, container, clock):
         run_dir, args.auto_recover,
         say=lambda text: progress(f"replay {run_id}: {text}", final=True),
         log=lambda text: log_line(run_dir, text), slurm_now=clock.now)
-    # The launch guard (launch.py) looks at the queue twice a wall second.
-    guard, last_guard = None, 0.0
+    # The launch guard (launch.py) looks at the queue LOOK_EVERY wall s,
+    # through a shell kept open in the controller's container.
+    guard, last_guard, shell = None, 0.0, None
     # The job's sleep in Slurm's time (job_fields' runtime over SPEEDUP).
     runtime_of = {p["log_id"]: p["runtime"] * (1 - p.get("ta_reduction", 0.0)) / speedup
                   for p in plan}
@@ -972,6 +1051,11 @@ def run_at_rate(args, run_dir, manifest, stopped, container, clock):
             lambda text: log_line(run_dir, text), enabled=args.launch_guard == 1)
         guard.watch(sorted(t0 + p["offset"] / speedup for p in plan
                            if p["log_id"] not in submitted), clock.now_and_rate)
+        shell = Shell(container)
+    # PREFILL's first set is in no metric: once the window's jobs have all
+    # ended, the first set's jobs still running are cancelled (end_prefill).
+    prefill_of = {p["log_id"] for p in plan if p.get("prefill")}
+    cancelled_prefill = False
     last_report = 0.0
     i = 0
     try:
@@ -1021,9 +1105,10 @@ def run_at_rate(args, run_dir, manifest, stopped, container, clock):
                     heartbeat = os.path.join(run_dir, "replay.log")
                     os.utime(heartbeat, (now, now))
                 sample = time.monotonic() - last_sample >= 1.0
-                guard_due = guard is not None and time.monotonic() - last_guard >= 0.5
+                guard_due = (guard is not None
+                             and time.monotonic() - last_guard >= LOOK_EVERY)
                 if report or i >= len(plan) or sample or guard_due:
-                    queued = queue_state(container, run_id)
+                    queued = queue_state(container, run_id, shell)
                     if queued is None:
                         if report:
                             progress(f"replay {run_id}: the controller does not answer; waiting")
@@ -1042,6 +1127,9 @@ def run_at_rate(args, run_dir, manifest, stopped, container, clock):
                                      last_guard, due_soon(plan, t0, speedup, fresh,
                                                           guard.ahead(), queued, submitted),
                                      fresh)
+                    if i >= len(plan) and prefill_of and not cancelled_prefill:
+                        cancelled_prefill = end_prefill(container, run_dir, manifest,
+                                                        queued, prefill_of)
                     pending = sum(1 for st, *_ in queued.values() if st == "PENDING")
                     running = len(queued) - pending
                     finished = i >= len(plan) and pending == 0 and running == 0
@@ -1059,9 +1147,11 @@ def run_at_rate(args, run_dir, manifest, stopped, container, clock):
                         last_report = now
                     if finished:
                         break
-                time.sleep(0.2 if i < len(plan) or (guard and guard.slow_since) else 1.0)
+                time.sleep(0.2 if i < len(plan) else LOOK_EVERY if guard else 1.0)
     finally:
         submitters.close()
+        if shell is not None:
+            shell.close()
         if guard is not None:
             guard.stop()
             try:
