@@ -352,8 +352,8 @@ tm_table() {
 	assert_output "experiment t: 25 replays"
 	assert_equal "$(cut -f6 "$dir/runs.tsv" | sort | uniq -c | tr -s ' ' | tr '\n' ';')" \
 		" 1 default; 6 tm-a; 6 tm-i; 6 tm-sub; 6 tm-sub3;"
-	has "$dir/runs.tsv" "$(printf '1\tt-1\tcurie\tcurie\tmix\tdefault\tCLOCK=virtual COMM=1 FIRST=2980 JOBS=60 OPTIONS=denominator=default PREFILL=1 RATIO=0.3333333333333333 RUNTIME_FACTOR=0.5 SCALE=1 SEED=0 SPARSITY=0.9 SPEEDUP=1000')"
-	has "$dir/runs.tsv" "$(printf '8\tt-8\tcurie\tcurie\tmix\ttm-i\tCLOCK=virtual COMM=1 FIRST=2980 JOBS=60 OPTIONS=denominator=default PREFILL=1 RATIO=0.5 RUNTIME_FACTOR=0.5 SCALE=1 SEED=0 SPARSITY=0.9 SPEEDUP=1000')"
+	has "$dir/runs.tsv" "$(printf '1\tt-1\tcurie\tcurie\tmix\tdefault\tCLOCK=virtual COMM=1 FIRST=2980 JOBS=60 OPTIONS=denominator=default PREFILL=1 RATIO=0.3333333333333333 RUNTIME_FACTOR=0.5 SCALE=1 SEED=0 SPARSITY=0.9 SPEEDUP=100')"
+	has "$dir/runs.tsv" "$(printf '8\tt-8\tcurie\tcurie\tmix\ttm-i\tCLOCK=virtual COMM=1 FIRST=2980 JOBS=60 OPTIONS=denominator=default PREFILL=1 RATIO=0.5 RUNTIME_FACTOR=0.5 SCALE=1 SEED=0 SPARSITY=0.9 SPEEDUP=100')"
 	# Table 2's ratios alone; without denominator=default SLURM's runtimes
 	# depend on the ratio (Eq. 7 against default1905), so it runs per ratio.
 	run python3 "$ROOT/workloads/experiment.py" plan treematch-curie --id u --out "$BATS_TEST_TMPDIR/u" \
