@@ -211,3 +211,38 @@ void test_topology_index_duplicate(void)
 	CHECK_EQ(tb_switch_find(t, "c"), -1);
 	tb_topology_free(t);
 }
+
+/*
+ * Switch by switch through the builder: after each one, every name at its
+ * index and a missing one not found, across every growth of the index up
+ * to 1,024 slots. The index must stay at most half full, or a lookup of a
+ * missing name would never meet an empty slot; checked first, so that such
+ * a bug fails here rather than hangs.
+ */
+void test_topology_index_growth(void)
+{
+	struct tb_topology *t = tb_topology_new();
+	char name[32];
+	int wrong = 0;
+
+	CHECK(t != NULL);
+	if (!t)
+		return;
+	for (int n = 1; n <= 500; n++) {
+		snprintf(name, sizeof(name), "s%d", n - 1);
+		if (tb_topology_add_switch(t, name, n > 1 ? "s0" : NULL)) {
+			CHECK(!"tb_topology_add_switch failed");
+			break;
+		}
+		if (t->n_switch_slots < 2 * t->n_switches) {
+			CHECK(t->n_switch_slots >= 2 * t->n_switches);
+			break;
+		}
+		for (int i = 0; i < n; i++)
+			wrong += tb_switch_find(t, t->switches[i].name) != i;
+		snprintf(name, sizeof(name), "s%d", n);
+		wrong += tb_switch_find(t, name) != -1;
+	}
+	CHECK_EQ(wrong, 0);
+	tb_topology_free(t);
+}

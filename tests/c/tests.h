@@ -28,6 +28,7 @@ void test_topology_json_errors(void);
 /* test_topology_index.c */
 void test_topology_index_big(void);
 void test_topology_index_duplicate(void);
+void test_topology_index_growth(void);
 void test_profile_from_comment(void);
 void test_comm_option(void);
 /* test_icpp_paper.c */
