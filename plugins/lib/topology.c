@@ -1,5 +1,7 @@
 #include "topology.h"
 
+#include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,15 +39,76 @@ void tb_topology_free(struct tb_topology *t)
 	free(t->leaves);
 	free(t->leaf_rank);
 	free(t->lca_level);
+	free(t->switch_slots);
 	free(t);
+}
+
+/* FNV-1a, then MurmurHash3's finaliser: the index takes the low bits, and
+ * names often differ only in their last digits. */
+static uint32_t name_hash(const char *name)
+{
+	uint32_t h = 2166136261u;
+
+	for (const unsigned char *p = (const unsigned char *)name; *p; p++) {
+		h ^= *p;
+		h *= 16777619u;
+	}
+	h ^= h >> 16;
+	h *= 0x85ebca6bu;
+	h ^= h >> 13;
+	h *= 0xc2b2ae35u;
+	h ^= h >> 16;
+	return h;
+}
+
+/* The slot holding name, or the empty slot where it would go. Ends because
+ * the index is never more than half full. */
+static size_t name_slot(const struct tb_topology *t, const char *name)
+{
+	size_t mask = (size_t)t->n_switch_slots - 1;
+	size_t i = name_hash(name) & mask;
+
+	while (t->switch_slots[i] >= 0 &&
+	       strcmp(t->switches[t->switch_slots[i]].name, name))
+		i = (i + 1) & mask;
+	return i;
 }
 
 int tb_switch_find(const struct tb_topology *t, const char *name)
 {
-	for (int i = 0; i < t->n_switches; i++)
-		if (!strcmp(t->switches[i].name, name))
-			return i;
-	return -1;
+	if (!t->n_switch_slots)
+		return -1;
+	return t->switch_slots[name_slot(t, name)];
+}
+
+/* Room in the index for one more switch: at most half full keeps probes
+ * short. On failure the index is unchanged, still right for the switches
+ * there are. */
+static int reserve_switch_slot(struct tb_topology *t)
+{
+	int need = t->n_switches + 1, cap = t->n_switch_slots;
+	int *slots, *old = t->switch_slots;
+
+	if (need <= cap / 2)
+		return 0;
+	if (!cap)
+		cap = 32;
+	while (cap / 2 < need) {
+		if (cap > INT_MAX / 2)
+			return -1;
+		cap *= 2;
+	}
+	slots = malloc(sizeof(int) * (size_t)cap);
+	if (!slots)
+		return -1;
+	for (int i = 0; i < cap; i++)
+		slots[i] = -1;
+	t->switch_slots = slots;
+	t->n_switch_slots = cap;
+	for (int s = 0; s < t->n_switches; s++)
+		slots[name_slot(t, t->switches[s].name)] = s;
+	free(old);
+	return 0;
 }
 
 static int grow_array(void **arr, int n, int *cap, size_t size)
@@ -80,8 +143,13 @@ int tb_topology_add_switch(struct tb_topology *t, const char *name,
 {
 	int cap = t->n_switches ? cap_for(t->n_switches) : 0;
 	struct tb_switch *s;
+	size_t slot;
 
-	if (tb_switch_find(t, name) >= 0)
+	/* Room first: growing rehashes, which would move the slot. */
+	if (reserve_switch_slot(t))
+		return -1;
+	slot = name_slot(t, name);
+	if (t->switch_slots[slot] >= 0)
 		return -1;
 	if (grow_array((void **)&t->switches, t->n_switches, &cap,
 		       sizeof(*t->switches)))
@@ -99,6 +167,7 @@ int tb_topology_add_switch(struct tb_topology *t, const char *name,
 			return -1;
 		}
 	}
+	t->switch_slots[slot] = t->n_switches;
 	t->n_switches++;
 	return 0;
 }

@@ -41,6 +41,12 @@ struct tb_topology {
 	int *leaves;		/* switch indexes of leaves, in switch order */
 	int *leaf_rank;		/* switch index -> position in leaves, or -1 */
 	unsigned char *lca_level; /* n_leaves^2: level of lowest common switch */
+	/* Switch name -> index for tb_switch_find, so that loading n switches
+	 * (each checked for a duplicate, each parent looked up) is not n^2
+	 * string compares. Open addressing, at most half full; kept by
+	 * tb_topology_add_switch, the only way switches are added. */
+	int *switch_slots;	/* switch index, or -1 for an empty slot */
+	int n_switch_slots;	/* 0 (no switch yet) or a power of two */
 };
 
 /* Reads the project's topology JSON (emulated-clusters/generate.py).
@@ -65,6 +71,7 @@ int tb_topology_finish(struct tb_topology *t, char *err, size_t errlen);
 
 void tb_topology_free(struct tb_topology *t);
 
+/* Index of the switch of that name, or -1. */
 int tb_switch_find(const struct tb_topology *t, const char *name);
 
 /* Level (leaf = 0) of the lowest switch above both nodes. */

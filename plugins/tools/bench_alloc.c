@@ -23,26 +23,17 @@
 #include <time.h>
 
 #include "../lib/policy.h"
-
-static unsigned long long rng = 0x2545f4914f6cdd1dULL;
-
-static unsigned rnd(unsigned n)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return (unsigned)(rng % n);
-}
+#include "bench_rng.h"
 
 /* Job sizes spread over 1..max on a log scale, as in real logs. */
-static int job_size(int max)
+static int job_size(unsigned long long *rng, int max)
 {
 	int bits = 0;
 
 	while ((1 << (bits + 1)) <= max)
 		bits++;
-	int lo = 1 << rnd((unsigned)bits + 1);
-	int size = lo + (int)rnd((unsigned)lo);
+	int lo = 1 << tb_bench_rnd(rng, (unsigned)bits + 1);
+	int size = lo + (int)tb_bench_rnd(rng, (unsigned)lo);
 	return size > max ? max : size;
 }
 
@@ -67,13 +58,15 @@ static int cmp_double(const void *a, const void *b)
  * Places random jobs with `default` on o until at least busy_target nodes
  * are busy, none making more than max_busy busy; returns the busy count.
  */
-static int fill(const struct tb_topology *t, struct tb_occupancy *o,
-		int *alloc, double busy_target, int max_busy)
+static int fill(unsigned long long *rng, const struct tb_topology *t,
+		struct tb_occupancy *o, int *alloc, double busy_target,
+		int max_busy)
 {
 	int busy = 0;
 
 	while (busy < busy_target) {
-		struct tb_job job = { job_size(t->n_nodes / 16), rnd(10) < 9,
+		struct tb_job job = { job_size(rng, t->n_nodes / 16),
+				      tb_bench_rnd(rng, 10) < 9,
 				      TB_PATTERN_RD, 0.5, NULL };
 		if (job.nodes > max_busy - busy)
 			job.nodes = max_busy - busy;
@@ -116,7 +109,8 @@ static int time_large(enum tb_policy p, const struct tb_topology *t,
 }
 
 /* Issue 17's figure: one large job on an idle and on a loaded machine. */
-static int bench_large(const struct tb_topology *t, int nodes, int *alloc)
+static int bench_large(unsigned long long *rng, const struct tb_topology *t,
+		       int nodes, int *alloc)
 {
 	struct tb_occupancy *idle = tb_occupancy_new(t->n_nodes);
 	struct tb_occupancy *loaded = tb_occupancy_new(t->n_nodes);
@@ -129,7 +123,8 @@ static int bench_large(const struct tb_topology *t, int nodes, int *alloc)
 	}
 	for (int k = 0; k < t->n_nodes; k++)
 		loaded->job[k] = -1;
-	busy = fill(t, loaded, alloc, t->n_nodes - nodes, t->n_nodes - nodes);
+	busy = fill(rng, t, loaded, alloc, t->n_nodes - nodes,
+		    t->n_nodes - nodes);
 	printf("# large job: %d nodes; idle, and loaded with %d busy (%.0f%%); "
 	       "median and max of %d picks\n", nodes, busy,
 	       100.0 * busy / t->n_nodes, LARGE_PICKS);
@@ -161,6 +156,7 @@ int main(int argc, char **argv)
 	int large = argc > 4 ? atoi(argv[4]) : 0;
 	int *alloc, busy = 0, *sizes, *comm;
 	double *times;
+	unsigned long long rng = TB_BENCH_RNG_SEED;
 
 	if (argc < 2 || requests < 1 || large < 0) {
 		fprintf(stderr, "usage: bench-alloc <topology.json> [requests] [busy-fraction] [large-nodes]\n");
@@ -192,10 +188,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bench-alloc: out of memory\n");
 		return 1;
 	}
-	busy = fill(t, o, alloc, busy_target * t->n_nodes, t->n_nodes);
+	busy = fill(&rng, t, o, alloc, busy_target * t->n_nodes, t->n_nodes);
 	for (int r = 0; r < requests; r++) {
-		sizes[r] = job_size((t->n_nodes - busy) / 2);
-		comm[r] = rnd(10) < 9;
+		sizes[r] = job_size(&rng, (t->n_nodes - busy) / 2);
+		comm[r] = tb_bench_rnd(&rng, 10) < 9;
 	}
 	printf("# %s: %d nodes, %d leaves, %d levels; %d busy (%.0f%%); %d requests of 1-%d nodes\n",
 	       argv[1], t->n_nodes, t->n_leaves, t->n_levels, busy,
@@ -228,7 +224,7 @@ int main(int argc, char **argv)
 		       times[requests / 2], times[requests * 95 / 100],
 		       times[requests - 1], waits);
 	}
-	if (bench_large(t, large, alloc))
+	if (bench_large(&rng, t, large, alloc))
 		return 1;
 	free(times);
 	free(comm);

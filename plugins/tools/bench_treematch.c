@@ -37,6 +37,7 @@
 #include <unistd.h>
 
 #include "../lib/treematch.h"
+#include "bench_rng.h"
 
 #define MAX_STATES 8
 #define MAX_REPEATS 101
@@ -52,16 +53,6 @@ static double now_s(clockid_t clock)
 
 	clock_gettime(clock, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static unsigned long long rng = 0x2545f4914f6cdd1dULL;
-
-static unsigned rnd(unsigned n)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return (unsigned)(rng % n);
 }
 
 static struct tb_topology *curie(void)
@@ -143,9 +134,10 @@ struct summary {
 #define SUMMARY_FIELDS 10
 
 /* One machine state, in a child: the table, then its summary for the
- * parent on fd, SUMMARY_FIELDS numbers on a line. */
+ * parent on fd, SUMMARY_FIELDS numbers on a line. Busy nodes and cores are
+ * drawn from rng, the child's own. */
 static int run_state(const struct tb_topology *t, double busy, int repeats,
-		     int max_ranks, int fd)
+		     int max_ranks, unsigned long long rng, int fd)
 {
 	struct tb_occupancy *o = tb_occupancy_new(t->n_nodes);
 	static double times[MAX_REPEATS];
@@ -162,11 +154,12 @@ static int run_state(const struct tb_topology *t, double busy, int repeats,
 
 		cores += c;
 		o->free_cores[v] = c;
-		if (rnd(1000) < busy * 1000) {
+		if (tb_bench_rnd(&rng, 1000) < busy * 1000) {
 			o->free_cores[v] = 0;
 			n_busy++;
-		} else if (c > 1 && rnd(1000) < busy * 1000) {
-			o->free_cores[v] = 1 + (int)rnd((unsigned)c - 1);
+		} else if (c > 1 && tb_bench_rnd(&rng, 1000) < busy * 1000) {
+			o->free_cores[v] = 1 + (int)tb_bench_rnd(&rng,
+							(unsigned)c - 1);
 			partial++;
 		}
 		if (o->free_cores[v] < c)
@@ -352,9 +345,12 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		if (!pid) {
+			/* each state draws its own busy nodes */
+			unsigned long long seed = TB_BENCH_RNG_SEED +
+				(unsigned long long)s * 0x9e3779b97f4a7c15ULL;
+
 			close(fds[0]);
-			rng += (unsigned long long)s * 0x9e3779b97f4a7c15ULL;
-			_exit(run_state(t, busy[s], repeats, max_ranks,
+			_exit(run_state(t, busy[s], repeats, max_ranks, seed,
 					fds[1]));
 		}
 		close(fds[1]);

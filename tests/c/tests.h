@@ -25,6 +25,10 @@ void test_matrix_errors(void);
 void test_matrix_block_placement_and_line_form(void);
 void test_topology_json(void);
 void test_topology_json_errors(void);
+/* test_topology_index.c */
+void test_topology_index_big(void);
+void test_topology_index_duplicate(void);
+void test_topology_index_growth(void);
 void test_profile_from_comment(void);
 void test_comm_option(void);
 /* test_icpp_paper.c */
