@@ -82,7 +82,28 @@ def ctl(container, command, stdin=None, check=True):
     return r.stdout
 
 
-class Shell:
+class _Pipe:
+    """A process kept open in the controller container (subclasses start
+    it); closed politely, killed if it does not end within `wait` s."""
+
+    wait = 5
+
+    def __init__(self, container):
+        self.container = container
+        self.p = None
+
+    def close(self):
+        if self.p is None:
+            return
+        try:
+            self.p.stdin.close()
+            self.p.wait(timeout=self.wait)
+        except (OSError, subprocess.TimeoutExpired):
+            self.p.kill()
+        self.p = None
+
+
+class Shell(_Pipe):
     """One bash in the controller container, kept open: a command a line
     in, its output and a sentinel line with its status out. A docker exec
     takes 0.1 to 1 wall s on a loaded machine; this takes what the command
@@ -90,10 +111,6 @@ class Shell:
     second. Restarted once if it died; ReplayError if it fails again."""
 
     END = "__testbed_end__"
-
-    def __init__(self, container):
-        self.container = container
-        self.p = None
 
     def _start(self):
         loop = (f'while IFS= read -r c; do eval "$c" 2>/dev/null; '
@@ -125,27 +142,15 @@ class Shell:
             self.close()
         raise ReplayError(f"'{command[:60]}': the controller's shell died")
 
-    def close(self):
-        if self.p is None:
-            return
-        try:
-            self.p.stdin.close()
-            self.p.wait(timeout=5)
-        except (OSError, subprocess.TimeoutExpired):
-            self.p.kill()
-        self.p = None
 
-
-class Submitter:
+class Submitter(_Pipe):
     """tb-submit (plugins/tools/submit.c) in the controller container: one
     libslurm submission per line in, a job id (or an error) per line out.
     It loads Slurm's configuration once, where one sbatch per job spent
     most of its time starting up. Restarted if it dies (a controller
     restart can take its container down)."""
 
-    def __init__(self, container):
-        self.container = container
-        self.p = None
+    wait = 10
 
     def _start(self):
         self.p = subprocess.Popen(
@@ -167,16 +172,6 @@ class Submitter:
                 self.close()
             raise ReplayError(f"tb-submit: {reply or 'no answer'}")
         return int(reply)
-
-    def close(self):
-        if self.p is None:
-            return
-        try:
-            self.p.stdin.close()
-            self.p.wait(timeout=10)
-        except (OSError, subprocess.TimeoutExpired):
-            self.p.kill()
-        self.p = None
 
 
 # --- the plan -------------------------------------------------------------------
