@@ -1,8 +1,9 @@
 /*
- * The bench tools' random numbers: xorshift64 (Marsaglia 2003) from one
- * fixed seed, so that every run of a bench draws the same machine states
- * and jobs and only the times differ. The caller owns the state: a bench
- * that forks gives each child a state of its own.
+ * The bench tools' and the C tests' random numbers: xorshift64 (Marsaglia
+ * 2003) from fixed seeds, so that every run of a bench draws the same
+ * machine states and jobs and only the times differ, and every test run
+ * draws the same cases. The caller owns the state: a bench that forks
+ * gives each child a state of its own.
  */
 #ifndef TB_BENCH_RNG_H
 #define TB_BENCH_RNG_H

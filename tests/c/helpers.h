@@ -4,6 +4,9 @@
 #include <string.h>
 
 #include "scenario.h"
+/* The one xorshift generator, shared with the bench tools: each test keeps
+ * its own state, so its draws repeat run after run. */
+#include "../../plugins/tools/bench_rng.h"
 
 /* Parses scenario text or aborts the test run: a broken fixture is a bug
  * in the test, not a failed check. */

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 
 #include "check.h"
+#include "helpers.h"
 #include "policy.h"
 #include "tests.h"
 
@@ -16,10 +17,7 @@ static unsigned long long rng = 0x9e3779b97f4a7c15ULL;
 
 static int rnd(int n)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return (int)(rng % (unsigned long long)n);
+	return (int)tb_bench_rnd(&rng, (unsigned)n);
 }
 
 /* --- the reference ------------------------------------------------------ */

@@ -16,10 +16,7 @@ static unsigned long long rng = 0x2545f4914f6cdd1dULL;
 
 static int rnd(int n)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return (int)(rng % (unsigned long long)n);
+	return (int)tb_bench_rnd(&rng, (unsigned)n);
 }
 
 static void ref_group_by_leaf(const struct tb_topology *t, int *alloc, int n)

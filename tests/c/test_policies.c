@@ -150,10 +150,7 @@ static unsigned long long rng_state = 0x9e3779b97f4a7c15ULL;
 
 static int rnd(int n)
 {
-	rng_state ^= rng_state << 13;
-	rng_state ^= rng_state >> 7;
-	rng_state ^= rng_state << 17;
-	return (int)(rng_state % (unsigned long long)n);
+	return (int)tb_bench_rnd(&rng_state, (unsigned)n);
 }
 
 static int is_pow2(int n)

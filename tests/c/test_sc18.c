@@ -309,14 +309,6 @@ void test_sc18_scenario_running(void)
 	CHECK_EQ(tb_parse_index_list("-1", 10, &v, &n), -1);
 }
 
-/* xorshift, local to a test so runs repeat. */
-static unsigned next_rand(unsigned long long *r, unsigned n)
-{
-	*r ^= *r << 13;
-	*r ^= *r >> 7;
-	*r ^= *r << 17;
-	return (unsigned)(*r % n);
-}
 
 #define MAX_RUNNING 64
 
@@ -333,21 +325,21 @@ void test_sc18_isolated_random_states(void)
 	for (int round = 0; round < 200; round++) {
 		char text[4096];
 		size_t used = 0;
-		int pods = 1 + (int)next_rand(&r, 4);
-		int leaves = 1 + (int)next_rand(&r, 4);
-		int two_level = next_rand(&r, 5) == 0;
+		int pods = 1 + (int)tb_bench_rnd(&r, 4);
+		int leaves = 1 + (int)tb_bench_rnd(&r, 4);
+		int two_level = tb_bench_rnd(&r, 5) == 0;
 		struct tb_scenario *s;
 		struct tb_occupancy *o;
 		struct tb_placed_job placed[MAX_RUNNING];
 		int *alloc, *nodes[MAX_RUNNING] = { 0 }, size[MAX_RUNNING] = { 0 };
-		enum tb_t3_leaf_order order = (enum tb_t3_leaf_order)next_rand(&r, 2);
+		enum tb_t3_leaf_order order = (enum tb_t3_leaf_order)tb_bench_rnd(&r, 2);
 
 		for (int p = 0; p < pods; p++) {
 			if (!two_level)
 				used += (size_t)snprintf(text + used, sizeof(text) - used,
 							 "switch p%d parent core\n", p);
 			for (int l = 0; l < leaves; l++) {
-				int k = 1 + (int)next_rand(&r, 5);
+				int k = 1 + (int)tb_bench_rnd(&r, 5);
 				if (two_level)
 					used += (size_t)snprintf(text + used,
 						sizeof(text) - used,
@@ -371,12 +363,12 @@ void test_sc18_isolated_random_states(void)
 			o->job[k] = -1;
 		o->n_jobs = MAX_RUNNING;
 		for (int step = 0; step < 30; step++) {
-			int slot = (int)next_rand(&r, MAX_RUNNING), n_placed = 0;
+			int slot = (int)tb_bench_rnd(&r, MAX_RUNNING), n_placed = 0;
 			int free_nodes = 0, want;
 			struct tb_isolated_opts opts = { order, NULL, 0 };
 			enum tb_status rc;
 
-			if (nodes[slot] && next_rand(&r, 2) == 0) {
+			if (nodes[slot] && tb_bench_rnd(&r, 2) == 0) {
 				for (int k = 0; k < size[slot]; k++) {
 					o->state[nodes[slot][k]] = TB_NODE_FREE;
 					o->job[nodes[slot][k]] = -1;
@@ -389,8 +381,8 @@ void test_sc18_isolated_random_states(void)
 				continue;
 			for (int k = 0; k < o->n_nodes; k++)
 				free_nodes += o->state[k] == TB_NODE_FREE;
-			want = 1 + (int)next_rand(&r, (unsigned)o->n_nodes);
-			if (next_rand(&r, 3))
+			want = 1 + (int)tb_bench_rnd(&r, (unsigned)o->n_nodes);
+			if (tb_bench_rnd(&r, 3))
 				want = 1 + want / 4;
 			s->job.nodes = want;
 			rc = tb_policy_isolated_opts(s->topo, o, &s->job, alloc,

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "helpers.h"
 #include "matrix.h"
 #include "policy.h"
 #include "tests.h"
@@ -282,10 +283,7 @@ static unsigned long long tm_rng = 0x9e3779b97f4a7c15ULL;
 
 static unsigned rnd(unsigned n)
 {
-	tm_rng ^= tm_rng << 13;
-	tm_rng ^= tm_rng >> 7;
-	tm_rng ^= tm_rng << 17;
-	return (unsigned)(tm_rng % n);
+	return tb_bench_rnd(&tm_rng, n);
 }
 
 struct brute {
