@@ -12,7 +12,7 @@ SCENARIO ?=
 SERVICE ?=
 export CLUSTER POLICY OPTIONS FRONTENDS EMULATORS SERVICE WORKLOADS_DIR TOPOLOGIES_DIR READY_TIMEOUT BENCH
 export DRY_RUN
-export ALLOW_BUSY AUTO_RECOVER RERUN_FAULTED TA_SPEEDUP LOG SPEEDUP JOBS FIRST SEED COMM PATTERN RATIO SPARSITY SCALE RUNTIME_FACTOR PREFILL STRICT RESUME LEAD LIMIT_GRID RESULTS_DIR LOGS FROM FORCE
+export ALLOW_BUSY AUTO_RECOVER RERUN_FAULTED TA_SPEEDUP LOG SPEEDUP JOBS FIRST SEED COMM PATTERN RATIO SPARSITY SCALE RUNTIME_FACTOR PREFILL INDIVIDUAL OCCUPY STRICT RESUME LEAD LIMIT_GRID RESULTS_DIR LOGS FROM FORCE
 export EXP PARALLEL POLICIES PATTERNS BASELINE LOADS TA_SPEEDUPS RATIOS CLOCK IDLE_JUMPS LAUNCH_GUARD
 # CMD goes to the script untouched: no make expansion of $, no shell
 # re-quoting, so quotes and $(...) reach the container as typed.
@@ -75,6 +75,9 @@ help: ## list targets and parameters
 	@echo "  PREFILL=<f>       first fill this share of the nodes (1: all) with the jobs just before"
 	@echo "                    the window, compute jobs placed as default places them; the metrics"
 	@echo "                    leave them out (needs FIRST > 0)"
+	@echo "  INDIVIDUAL=<n>    the ICPP-W paper's individual runs: occupy OCCUPY of the nodes (0.5)"
+	@echo "                    with the window's first jobs, placed as default1905 would, then run n"
+	@echo "                    jobs drawn with SEED one at a time, each from that same state"
 	@echo "  LIMIT_GRID=<s>    round time limits up to this many log seconds (6000)"
 	@echo "  STRICT=1          refuse a window with jobs larger than the cluster"
 	@echo "  RESUME=<run-id>   continue an interrupted replay (or the run directory's path)"

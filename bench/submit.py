@@ -29,7 +29,7 @@ def main(argv):
     pool = replay.SubmitterPool(container, replay.SUBMITTERS, "/tmp")
     start = time.time()
     begin = int(start) + ahead if ahead else 0
-    fields = [[f"bench-submit:{i}", 1, 5, begin, replay.PRIORITY_TOP - i, "1:2", "", "60"]
+    fields = [[f"bench-submit:{i}", 1, 5, begin, replay.PRIORITY_TOP - i, "1:2", "", "", "60"]
               for i in range(jobs)]
     done = 0
     try:

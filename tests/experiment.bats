@@ -104,6 +104,22 @@ csv_has() { grep -qxF "$1" "$OUT/table.csv" || fail "table.csv lacks: $1 ($(cat 
 	grep -qF '| theta | rd | adaptive = balanced > greedy | balanced > adaptive > greedy | no |' "$OUT/table.md"
 }
 
+@test "individual table (Table 4): measured, applied and same-state changes over the same jobs" {
+	run table individual
+	assert_success
+	csv_has "theta,rd,greedy,3,-10.0000,-8.3333,-10.0000,-10.0000,1,RG"
+	grep -qF '| theta | rd | greedy | 3 | -10.00 | -8.33 | -10.00 | -10.00 | 1.00 |' "$OUT/table.md"
+	grep -qF 'Same starting state (the occupying jobs on the same nodes as in the baseline'"'"'s run): yes, in every run' "$OUT/table.md"
+	# An occupying job on other nodes in one run is said loudly.
+	cp -r "$FX/runs/greedy" "$BATS_TEST_TMPDIR/g"
+	printf 'log_id\toffset\truntime\tnodes\tcomm\tpattern\tcomm_percent\tlimit_min\tprefill\tnodelist\nz\t0\t9\t1\t0\trd\t0\t1\t1\tt01\n' \
+		>>"$BATS_TEST_TMPDIR/g/plan.tsv.new"
+	mv "$BATS_TEST_TMPDIR/g/plan.tsv.new" "$BATS_TEST_TMPDIR/g/plan.tsv"
+	python3 "$ROOT/workloads/experiment.py" table --def "$FX/individual.exp" --out "$OUT" \
+		"$FX/runs/default" "$BATS_TEST_TMPDIR/g"
+	grep -qF "run): **no**: theta/rd/greedy" "$OUT/table.md"
+}
+
 @test "cost-by-size table (Figure 8): mean cost per size range and the paper's text numbers" {
 	run table sizes
 	assert_success

@@ -58,7 +58,8 @@ class FakeSlurm:
             return self._submit(fields)
 
     def _submit(self, fields):
-        name, nodes, _limit, begin, _prio, _profile, _matrix, speedup, runtime = fields[:9]
+        name, nodes, _limit, begin, _prio, _profile, _matrix, _placement, speedup, runtime = \
+            fields[:10]
         jid = self.next_id
         self.next_id += 1
         eligible = max(int(begin), math.floor(time.time()))

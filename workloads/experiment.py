@@ -16,7 +16,8 @@ run's figures); the second form takes run directories directly (tests, or
 runs made by hand).
 
 A definition is key = value lines ('#' starts a comment):
-  description, kind (continuous | shadow | cost-by-size | sc18 | treematch),
+  description, kind (continuous | shadow | individual | cost-by-size | sc18 |
+  treematch),
   citation, logs, cluster, policies, baseline, patterns, metrics
   (continuous), baseline_per_pattern, sample (shadow), size_bins
   (cost-by-size, sc18), loads and ta_speedups (sc18), ratios (treematch),
@@ -38,6 +39,14 @@ paper.<metric>.<workload>.<load>.<setup> = <number as printed>, with
            the definition's cluster (aug@pinot);
   load     the paper's size multiplier (1, 2, 3);
   setup    TO, TA, TA-5, TA-10, TA-20, TA-V1, TA-V2.
+
+Kind individual (the ICPP-W paper's Table 4) runs every policy once per
+log x pattern with the replay's INDIVIDUAL= (required) and OCCUPY=: the
+same drawn jobs one at a time from the same partly occupied cluster. Its
+table gives each policy's % less execution time than the baseline's run
+over the same jobs (measured, sacct's), what Eq. 7 applied, and the
+same-state costs of the baseline run (as kind shadow) beside the paper's
+paper.improvement_pct.<log>.<pattern>.<policy>.
 
 Kind treematch (the TreeMatch paper's Table 2) runs, per log, each policy
 once per communication ratio of `ratios` (fractions p/q, the run's RATIO),
@@ -71,10 +80,10 @@ import generate  # noqa: E402  (report.py put emulated-clusters on the path)
 import ta_speedup  # noqa: E402
 from logs import STUDY_SIZE_DIVISOR, admin_fields  # noqa: E402
 
-KINDS = ("continuous", "shadow", "cost-by-size", "sc18", "treematch")
-INT_PARAMS = ("JOBS", "FIRST", "SEED", "FRONTENDS", "EMULATORS")
+KINDS = ("continuous", "shadow", "individual", "cost-by-size", "sc18", "treematch")
+INT_PARAMS = ("JOBS", "FIRST", "SEED", "FRONTENDS", "EMULATORS", "INDIVIDUAL")
 FLOAT_PARAMS = ("SCALE", "SPEEDUP", "COMM", "LIMIT_GRID", "RATIO", "SPARSITY", "LEAD",
-                "RUNTIME_FACTOR", "PREFILL")
+                "RUNTIME_FACTOR", "PREFILL", "OCCUPY")
 # Parameters that take one of a few words.
 WORD_PARAMS = {"STRICT": ("0", "1"), "CLOCK": ("scaled", "virtual"),
                "IDLE_JUMPS": ("0", "1"), "LAUNCH_GUARD": ("0", "1")}
@@ -271,6 +280,9 @@ def validate(d, where):
         validate_sc18(d, where)
     elif d.loads != ["1"] or d.ta_speedups != ["none"]:
         raise ExperimentError(f"{where}loads and ta_speedups are for kind sc18, not {d.kind}")
+    if d.kind == "individual" and not any(k == "INDIVIDUAL" for k, _ in d.params):
+        raise ExperimentError(f"{where}kind individual needs INDIVIDUAL = <jobs run one at "
+                              "a time>")
     if d.kind == "treematch":
         validate_treematch(d, where)
     elif d.ratios:
@@ -444,8 +456,11 @@ def planned_runs(d):
         return runs
     for log in d.logs:
         for i, pattern in enumerate(d.patterns):
-            policies = d.policies if d.kind == "continuous" else [d.baseline]
+            every = d.kind in ("continuous", "individual")
+            policies = d.policies if every else [d.baseline]
             for policy in policies:
+                # individual: the baseline's run gives the same-state
+                # costs of its pattern, so it runs once per pattern.
                 if (d.kind == "continuous" and policy == d.baseline and i > 0
                         and not d.baseline_per_pattern):
                     continue
@@ -832,6 +847,88 @@ def table_shadow(d, runs, t, seed):
     t.md.append("")
 
 
+def occupying_nodes(r):
+    """{log id: node list} of a run's occupying jobs (plan.tsv)."""
+    path = os.path.join(r.dir, "plan.tsv")
+    if not os.path.exists(path):
+        return {}
+    with open(path, encoding="utf-8") as f:
+        return {row["log_id"]: row.get("nodelist", "")
+                for row in csv.DictReader(f, delimiter="\t") if row.get("prefill") == "1"}
+
+
+def individual_change(base_rows, rows):
+    """% less execution time than the baseline's over the jobs both ran
+    (sacct's run_s): of the total, and the mean of the per-job changes."""
+    base = {r["log_job_id"]: r["run_s"] for r in base_rows if r["run_s"] > 0}
+    pairs = [(base[r["log_job_id"]], r["run_s"]) for r in rows if r["log_job_id"] in base]
+    if not pairs:
+        return 0, None, None
+    tb, tp = sum(b for b, _ in pairs), sum(p for _, p in pairs)
+    return (len(pairs), 100 * (tb - tp) / tb,
+            sum(100 * (b - p) / b for b, p in pairs) / len(pairs))
+
+
+def applied_change(rows):
+    """% less runtime Eq. 7 gave the jobs (runtime_scaled against
+    runtime_base, as the plugin recorded them), of the total."""
+    b = sum(r["runtime_base_s"] for r in rows if r["runtime_base_s"] > 0)
+    p = sum(r["runtime_scaled_s"] for r in rows if r["runtime_base_s"] > 0)
+    return 100 * (b - p) / b if b > 0 else None
+
+
+def table_individual(d, runs, t):
+    others = [p for p in d.policies if p != d.baseline]
+    t.csv_header = ["log", "pattern", "policy", "jobs", "measured_total_pct",
+                    "measured_mean_pct", "applied_pct", "same_state_pct", "paper_pct",
+                    "run_id"]
+    t.md += [f"% less execution time than `{d.baseline}` (the paper's Table 4 sign: "
+             "positive is better), the paper's individual runs: the same drawn jobs, one "
+             "at a time, each from the same partly occupied cluster. Measured: sacct's "
+             "execution times against the baseline run's for the same jobs, of the total "
+             "and the mean per job (the paper says \"average percentage improvements\" "
+             "and not which). Applied: what Eq. 7 gave the jobs in the policy's run. Same "
+             "state: the costs the plugin recorded in the baseline run for every policy "
+             "(kind shadow); on one common state the three agree up to launch times.", "",
+             "| log | pattern | policy | jobs | measured (total) | measured (mean per job) "
+             "| applied (Eq. 7) | same state | paper |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    orders, states = [], []
+    for log in d.logs:
+        for pattern in d.patterns:
+            base = runs.get((log, pattern, d.baseline))
+            shadow = improvement(base.rows, d.policies, d.baseline) if base else {}
+            ours, paper = {}, {}
+            for policy in others:
+                r = runs.get((log, pattern, policy))
+                pv = d.paper_value("improvement_pct", log, pattern, policy)
+                n, total, mean = individual_change(base.rows, r.rows) if base and r else (
+                    0, None, None)
+                applied = applied_change(r.rows) if r else None
+                same = shadow.get(policy)
+                ours[policy], paper[policy] = total, pv
+                t.md.append(f"| {log} | {pattern} | {policy}{'' if r else ' (not run)'} | "
+                            f"{n} | " + " | ".join(fmt(v, 2) for v in (total, mean, applied,
+                                                                      same, pv)) + " |")
+                t.csv_rows.append([log, pattern, policy, n] + [
+                    "" if v is None else f"{v:.4f}" for v in (total, mean, applied, same)] + [
+                    "" if pv is None else f"{pv:g}", r.run_id if r else ""])
+                if base and r:
+                    states.append((log, pattern, policy,
+                                   occupying_nodes(base) == occupying_nodes(r)))
+            orders.append((log, pattern, ordering(ours, 2, True), ordering(paper, 2, True)))
+    differ = [f"{lg}/{pt}/{pol}" for lg, pt, pol, same in states if not same]
+    t.md += ["", "Same starting state (the occupying jobs on the same nodes as in the "
+             "baseline's run): " + ("yes, in every run" if states and not differ else
+                                    f"**no**: {', '.join(differ)}" if differ else "-"), ""]
+    t.md += ["Ordering by improvement, highest first (ours: measured, total):", "",
+             "| log | pattern | ours | paper | agrees |", "|---|---|---|---|---|"]
+    for log, pattern, o, p in orders:
+        agrees = "-" if o is None or p is None else ("yes" if o == p else "no")
+        t.md.append(f"| {log} | {pattern} | {o or '-'} | {p or '-'} | {agrees} |")
+    t.md.append("")
+
+
 def table_cost_by_size(d, runs, t):
     others = [p for p in d.policies if p != d.baseline]
     t.csv_header = ["log", "pattern", "size_range", "jobs"] + \
@@ -1206,6 +1303,8 @@ def build_table(d, run_dirs, out, meta=None, plots=False):
         table_continuous(d, runs, t)
     elif d.kind == "shadow":
         table_shadow(d, runs, t, seed)
+    elif d.kind == "individual":
+        table_individual(d, runs, t)
     elif d.kind == "sc18":
         table_sc18(d, runs, t)
     elif d.kind == "treematch":

@@ -154,7 +154,8 @@ class Submitter(_Pipe):
 
     def _start(self):
         self.p = subprocess.Popen(
-            ["docker", "exec", "-i", self.container, "tb-submit", "-s", BATCH_SCRIPT],
+            ["docker", "exec", "-i", self.container, "tb-submit", "-s", "-x",
+             BATCH_SCRIPT],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
 
     def submit(self, fields):
@@ -259,7 +260,7 @@ def make_plan(args, log, log_name, cluster_nodes, speedup):
             "log_id": str(j.log_id), "offset": 0.0, "runtime": j.runtime * factor,
             "nodes": size(j), "comm": 0, "pattern": PATTERNS[0], "comm_percent": 0,
             "limit_min": limit_of(j), "matrix_density": 0.0, "ta_reduction": 0.0,
-            "prefill": 1,
+            "prefill": 1, "nodelist": "", "chain": 0,
         })
     for j in window:
         nodes = size(j)
@@ -297,13 +298,87 @@ def make_plan(args, log, log_name, cluster_nodes, speedup):
             "pattern": pattern, "comm_percent": perc,
             "limit_min": limit_of(j),
             "matrix_density": round(density, 6),
-            "ta_reduction": round(ta, 6), "prefill": 0,
+            "ta_reduction": round(ta, 6), "prefill": 0, "nodelist": "", "chain": 0,
         })
     if too_big and args.strict:
         raise ReplayError(f"{len(too_big)} jobs need more than the cluster's "
                           f"{cluster_nodes} nodes (first: log job {too_big[0]}); "
                           "drop STRICT=1 to skip them")
+    if args.individual:
+        plan = individual_plan(plan, args, cluster_nodes, speedup)
     return plan, too_big
+
+
+# An occupying job of an individual run holds its nodes for the whole run
+# (it is cancelled at the end, as PREFILL's jobs are): a year of log time.
+OCCUPY_RUNTIME = 365 * 86400.0
+
+
+def individual_plan(window, args, cluster_nodes, speedup):
+    """INDIVIDUAL=n, the ICPP-W 2020 paper's "individual runs" (Sec. 5.4:
+    "we first ran a few jobs to partially occupy the cluster and then
+    submitted one job at a time, i.e., the next job was submitted after the
+    completion of the previous job"; Sec. 6.3: "200 randomly selected
+    jobs"). Which jobs occupy the cluster, and how much of it, the paper
+    does not say. Ours: the window's jobs in log order, each taken when it
+    fits in what is left of OCCUPY x the nodes (as PREFILL fills), hold
+    their nodes until the end; n of the others that fit the nodes left
+    free are drawn with SEED and run one after another (a Slurm dependency
+    chain), each from the same state. The occupying jobs' nodes are chosen
+    once, by default1905 (place_occupying), and given as node lists, so
+    that every policy's run starts from the same state."""
+    left = math.floor(args.occupy * cluster_nodes + 1e-9)
+    occupying, others = [], []
+    for p in window:
+        if p["nodes"] <= left:
+            left -= p["nodes"]
+            occupying.append(dict(
+                p, offset=0.0, runtime=OCCUPY_RUNTIME, ta_reduction=0.0, prefill=1,
+                limit_min=math.ceil(2 * OCCUPY_RUNTIME / speedup / 60)))
+        else:
+            others.append(p)
+    free = cluster_nodes - sum(p["nodes"] for p in occupying)
+    fitting = [p for p in others if p["nodes"] <= free]
+    if not fitting:
+        raise ReplayError(f"INDIVIDUAL={args.individual}: no job of the window fits the "
+                          f"{free} nodes OCCUPY={args.occupy:g} leaves free")
+    rng = random.Random(f"individual:{args.seed}")
+    picked = sorted(rng.sample(range(len(fitting)), min(args.individual, len(fitting))))
+    drawn = [dict(fitting[k], offset=0.0, chain=n) for n, k in enumerate(picked, 1)]
+    return occupying + drawn
+
+
+def place_occupying(plan, topology, tool):
+    """Each occupying job's nodes (INDIVIDUAL), in log order, as the
+    library's default1905 (the paper's baseline, SLURM's own choice) places
+    it on the nodes the earlier ones left: tb-alloc's state mode on the
+    run's topology.json. Sets the entries' nodelist in place."""
+    busy, busy_comm = [], []
+    for p in plan:
+        if not p["prefill"]:
+            continue
+        cmd = [tool, "--topology", topology, "--job",
+               f"nodes={p['nodes']},comm={p['comm']},pattern={p['pattern']}"]
+        if busy:
+            cmd += ["--busy", ",".join(busy)]
+        if busy_comm:
+            cmd += ["--busy-comm", ",".join(busy_comm)]
+        try:
+            r = subprocess.run(cmd + ["default1905"], capture_output=True, text=True,
+                               check=False)
+        except OSError as e:
+            raise ReplayError(f"{tool}: {e.strerror}; build it with "
+                              "make -C plugins tools") from None
+        words = r.stdout.split()
+        if r.returncode != 0 or len(words) != 2 or words[0] != "default1905":
+            raise ReplayError(f"placing occupying job {p['log_id']} ({p['nodes']} nodes): "
+                              f"tb-alloc said '{(r.stderr or r.stdout).strip()[:200]}'")
+        nodes = words[1].split(",")
+        if len(nodes) != p["nodes"]:
+            raise ReplayError(f"placing occupying job {p['log_id']}: tb-alloc gave "
+                              f"{len(nodes)} nodes for {p['nodes']}")
+        p["nodelist"] = words[1]
+        (busy_comm if p["comm"] else busy).extend(nodes)
 
 
 def prefill_jobs(log, args, cluster_nodes, size):
@@ -345,7 +420,8 @@ def limit_grid(grid, speedup):
 
 
 PLAN_FIELDS = ["log_id", "offset", "runtime", "nodes", "comm", "pattern",
-               "comm_percent", "limit_min", "matrix_density", "ta_reduction", "prefill"]
+               "comm_percent", "limit_min", "matrix_density", "ta_reduction", "prefill",
+               "nodelist", "chain"]
 
 # The longest matrix a job's SPANK environment carries (MATRIX_LINE_MAX in
 # plugins/slurm/spank_testbed.c: the environment string Linux still passes).
@@ -419,10 +495,12 @@ def read_plan(path):
             row.setdefault("matrix_density", "0")
             row.setdefault("ta_reduction", "0")
             row.setdefault("prefill", "0")
+            row.setdefault("nodelist", "")
+            row.setdefault("chain", "0")
             for k in ("offset", "runtime", "comm_percent", "matrix_density",
                       "ta_reduction"):
                 row[k] = float(row[k])
-            for k in ("nodes", "comm", "limit_min", "prefill"):
+            for k in ("nodes", "comm", "limit_min", "prefill", "chain"):
                 row[k] = int(row[k])
             plan.append(row)
     return plan
@@ -688,6 +766,8 @@ def time_left(plan, submitted, queued, now, speedup, nodes):
     log drains for hours after it."""
     node_s = 0.0
     for p in plan:
+        if p.get("nodelist"):
+            continue            # INDIVIDUAL's occupying jobs end with the run
         start = queued.get(p["log_id"], ("PENDING", None, None, None, None, ""))[1]
         if p["log_id"] in submitted and p["log_id"] not in queued:
             continue
@@ -769,6 +849,8 @@ def due_soon(plan, t0, speedup, now, ahead, queued, submitted):
         begin = t0 + p["offset"] / speedup
         if begin > now + ahead:
             break
+        if p.get("chain"):
+            continue            # INDIVIDUAL's jobs start one at a time
         q = queued.get(p["log_id"])
         if q is None:
             n += p["log_id"] not in submitted or begin >= now - DUE_GRACE
@@ -782,9 +864,10 @@ def launch_file(page, run_id):
     return os.path.join(os.path.dirname(page), launch.file_name(run_id))
 
 
-def job_fields(run_id, index, p, t0, speedup, seed, page=None):
-    """tb-submit -s's fields for plan entry `index` (page: the virtual
-    clock's page in the containers, the batch script's third argument)."""
+def job_fields(run_id, index, p, t0, speedup, seed, page=None, placement=""):
+    """tb-submit -s -x's fields for plan entry `index` (page: the virtual
+    clock's page in the containers, the batch script's third argument;
+    placement: -x's node list and dependency, INDIVIDUAL's)."""
     begin = math.floor(t0 + p["offset"] / speedup + 0.5)
     pid = PATTERNS.index(p["pattern"]) + 1
     matrix = ("TESTBED_COMM_MATRIX=" +
@@ -795,7 +878,7 @@ def job_fields(run_id, index, p, t0, speedup, seed, page=None):
     return [f"{run_id}:{p['log_id']}", p["nodes"], p["limit_min"], begin,
             PRIORITY_TOP - index,
             f"{p['comm']}:{pid}:{p['comm_percent']:g}:{runtime:g}",
-            matrix, f"{speedup:g}", f"{runtime:g}"] + (
+            matrix, placement, f"{speedup:g}", f"{runtime:g}"] + (
                 [page, launch_file(page, run_id)] if page else [])
 
 
@@ -1045,7 +1128,8 @@ def run_at_rate(args, run_dir, manifest, stopped, container, clock):
             clock.rate, rate_setter(container, clock),
             lambda text: log_line(run_dir, text), enabled=args.launch_guard == 1)
         guard.watch(sorted(t0 + p["offset"] / speedup for p in plan
-                           if p["log_id"] not in submitted), clock.now_and_rate)
+                           if p["log_id"] not in submitted and not p.get("chain")),
+                    clock.now_and_rate)
         shell = Shell(container)
     # PREFILL's first set is in no metric: once the window's jobs have all
     # ended, the first set's jobs still running are cancelled (end_prefill).
@@ -1057,6 +1141,8 @@ def run_at_rate(args, run_dir, manifest, stopped, container, clock):
         if again:
             submit_reruns(submitters, again, plan, manifest, run_dir, reruns, page)
         with open(sub_path, "a", encoding="utf-8") as out:
+            if any(p.get("chain") for p in plan):
+                submit_individual(submitters, plan, submitted, out, manifest, page)
             while True:
                 now = clock.now()
                 due = []
@@ -1159,6 +1245,35 @@ def run_at_rate(args, run_dir, manifest, stopped, container, clock):
         write_manifest(run_dir, manifest)
     progress(f"replay {run_id}: all {len(plan)} jobs done", final=True)
     return container, submitted, reruns
+
+
+def submit_individual(submitters, plan, submitted, out, manifest, page):
+    """INDIVIDUAL: every job at once, in plan order, so that each knows the
+    ids it depends on: the occupying jobs on their node lists, the first
+    drawn job after they have all started (Slurm's after:), each next one
+    after the one before has ended (afterany:). Slurm then runs the drawn
+    jobs one at a time on the state the occupying jobs hold."""
+    run_id, t0, speedup = manifest["run_id"], manifest["t0"], manifest["speedup"]
+    occupying = [p["log_id"] for p in plan if p["prefill"]]
+    previous = None
+    for k, p in enumerate(plan):
+        if p["chain"]:
+            if p["chain"] == 1:
+                after = "after:" + ":".join(str(submitted[x]) for x in occupying)
+                placement = f"dependency={after}" if occupying else ""
+            else:
+                placement = f"dependency=afterany:{submitted[previous]}"
+            previous = p["log_id"]
+        else:
+            placement = f"nodelist={p['nodelist']}" if p["nodelist"] else ""
+        if p["log_id"] in submitted:
+            continue
+        fields = job_fields(run_id, k, p, t0, speedup, manifest["seed"], page, placement)
+        for _, jid in submitters.submit_all([fields], [p]):
+            submitted[p["log_id"]] = jid
+            out.write(f"{p['log_id']} {jid}\n")
+            out.flush()
+            os.fsync(out.fileno())
 
 
 def note_reruns(manifest, plan, reruns, again=(), submitted=None):
@@ -1352,6 +1467,11 @@ def parse_args(argv):
                     help="multiply every job's runtime and requested time (0.5 halves them)")
     ap.add_argument("--prefill", type=float,
                     help="fill this share of the nodes with the jobs before the window first")
+    ap.add_argument("--individual", type=int,
+                    help="individual runs: this many drawn jobs, one at a time, "
+                         "from a partly occupied cluster")
+    ap.add_argument("--occupy", type=float,
+                    help="with --individual: the share of the nodes occupied first")
     ap.add_argument("--strict", action="store_true")
     ap.add_argument("--resume")
     ap.add_argument("--lead", type=float, default=30.0)
@@ -1408,6 +1528,21 @@ def parse_args(argv):
     if args.prefill is not None and not 0 < args.prefill <= 1:
         raise ReplayError(f"PREFILL={args.prefill:g}: expected the share of the cluster's nodes "
                           "the jobs before the window fill first, above 0 and at most 1")
+    if args.individual is not None:
+        if args.individual < 1:
+            raise ReplayError(f"INDIVIDUAL={args.individual}: expected the number of "
+                              "jobs to run one at a time, at least 1")
+        if args.prefill is not None:
+            raise ReplayError("INDIVIDUAL and PREFILL both fill the cluster first; "
+                              "set one (OCCUPY= is INDIVIDUAL's share)")
+        if args.occupy is None:
+            args.occupy = 0.5
+        if not 0 <= args.occupy < 1:
+            raise ReplayError(f"OCCUPY={args.occupy:g}: expected the share of the nodes "
+                              "occupied before the individual runs, at least 0 and below 1")
+    elif args.occupy is not None:
+        raise ReplayError("OCCUPY is the share INDIVIDUAL= runs occupy first; "
+                          "set INDIVIDUAL=<jobs> too")
     if args.ta_speedup is not None and args.ta_speedup not in ta_speedup.SCENARIOS:
         raise ReplayError(f"TA_SPEEDUP={args.ta_speedup}: expected one of "
                           f"{', '.join(ta_speedup.SCENARIOS)}")
@@ -1469,6 +1604,10 @@ def main(argv):
             write_plan(os.path.join(run_dir, "plan.tsv"), plan)
             try:
                 topology_sha = keep_topology(args.root, cluster, run_dir)
+                if args.individual:
+                    place_occupying(plan, os.path.join(run_dir, "topology.json"),
+                                    os.path.join(args.root, "build", "c", "tb-alloc"))
+                    write_plan(os.path.join(run_dir, "plan.tsv"), plan)
                 container = controller()
             except ReplayError:
                 shutil.rmtree(run_dir, ignore_errors=True)
@@ -1482,6 +1621,9 @@ def main(argv):
                 "prefill": args.prefill, "prefill_jobs": len(prefill),
                 "prefill_nodes": sum(p["nodes"] for p in prefill),
                 "runtime_factor": args.runtime_factor,
+                # INDIVIDUAL: the drawn jobs, run one at a time on OCCUPY
+                # of the nodes held by the occupying (prefill) jobs.
+                "individual": args.individual, "occupy": args.occupy,
                 "skipped_no_runtime": log.skipped_no_runtime,
                 "skipped_too_big": len(too_big), "seed": args.seed,
                 # log seconds per Slurm second: SPEEDUP, or 1 under the

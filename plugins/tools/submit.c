@@ -4,7 +4,7 @@
  * starting up (loading the configuration and plugins); this process does
  * that once and then only sends the RPC.
  *
- *   tb-submit [-s] <batch script>
+ *   tb-submit [-s] [-x] <batch script>
  *
  * stdin, one job per line, tab-separated:
  *   <name> <nodes> <time limit, minutes> <begin, Unix seconds>
@@ -14,6 +14,12 @@
  * environment, or empty for none: the replay passes each job's
  * communication matrix (TESTBED_COMM_MATRIX) this way, as the SPANK
  * plugin would have for sbatch --comm-matrix.
+ * With -x one more field follows (after the SPANK entry with -s): the job's
+ * placement constraints, empty or ';'-separated entries of
+ *   nodelist=<hostlist>        exactly these nodes (sbatch --nodelist)
+ *   dependency=<dependencies>  as sbatch --dependency (afterany:12:13, ...)
+ * The replay's individual runs (INDIVIDUAL=) place their occupying jobs on
+ * the same nodes in every run and chain the drawn jobs one after another.
  * stdout, one line per job, flushed: the job id, or "error: <reason>".
  * The script is read once; every job gets the same one with its own
  * arguments. Exit status 0 when stdin ends, 2 on bad usage.
@@ -65,13 +71,33 @@ static int parse_u32(const char *s, uint32_t *out)
 	return 0;
 }
 
+/* -x's field: fills desc's node list and dependency; false on bad input. */
+static bool parse_extra(char *text, job_desc_msg_t *desc)
+{
+	char *save = NULL;
+
+	for (char *e = strtok_r(text, ";", &save); e;
+	     e = strtok_r(NULL, ";", &save)) {
+		if (!strncmp(e, "nodelist=", 9) && e[9]) {
+			desc->req_nodes = e + 9;
+		} else if (!strncmp(e, "dependency=", 11) && e[11]) {
+			desc->dependency = e + 11;
+		} else {
+			printf("error: placement entry '%.40s': expected nodelist=<hostlist> or dependency=<dependencies>\n",
+			       e);
+			return false;
+		}
+	}
+	return true;
+}
+
 static void submit_line(char *line, char *script, const char *script_path,
-			char *fixed_spank, bool spank_field)
+			char *fixed_spank, bool spank_field, bool extra_field)
 {
 	char *field[MAX_FIELDS], *argv[MAX_FIELDS];
 	char *env[] = { "PATH=/usr/local/bin:/usr/bin:/bin", NULL };
 	char *spank[3];
-	int n_spank = 0, first_arg = spank_field ? 7 : 6;
+	int n_spank = 0, first_arg = 6 + spank_field + extra_field;
 	job_desc_msg_t desc;
 	submit_response_msg_t *resp = NULL;
 	uint32_t nodes, limit, begin, priority;
@@ -80,8 +106,9 @@ static void submit_line(char *line, char *script, const char *script_path,
 	if (n < first_arg || parse_u32(field[1], &nodes) || !nodes ||
 	    parse_u32(field[2], &limit) || parse_u32(field[3], &begin) ||
 	    parse_u32(field[4], &priority) || priority >= NO_VAL - 1) {
-		printf("error: expected <name> <nodes> <minutes> <begin> <priority> <comment> %s[args] separated by tabs\n",
-		       spank_field ? "<spank entry> " : "");
+		printf("error: expected <name> <nodes> <minutes> <begin> <priority> <comment> %s%s[args] separated by tabs\n",
+		       spank_field ? "<spank entry> " : "",
+		       extra_field ? "<placement> " : "");
 		return;
 	}
 	slurm_init_job_desc_msg(&desc);
@@ -92,6 +119,8 @@ static void submit_line(char *line, char *script, const char *script_path,
 	if (priority)
 		desc.priority = priority;
 	desc.comment = field[5];
+	if (extra_field && !parse_extra(field[6 + spank_field], &desc))
+		return;
 	desc.script = script;
 	argv[0] = (char *) script_path;
 	for (int i = first_arg; i < n; i++)
@@ -130,11 +159,20 @@ static void submit_line(char *line, char *script, const char *script_path,
 int main(int argc, char **argv)
 {
 	char *script, *line = NULL, *path;
-	bool spank_field = argc == 3 && !strcmp(argv[1], "-s");
+	bool spank_field = false, extra_field = false;
 	size_t cap = 0, len;
+	int i = 1;
 
-	if (argc != 2 + spank_field) {
-		fprintf(stderr, "usage: tb-submit [-s] <batch script> < jobs (see the source)\n");
+	for (; i < argc - 1; i++) {
+		if (!strcmp(argv[i], "-s"))
+			spank_field = true;
+		else if (!strcmp(argv[i], "-x"))
+			extra_field = true;
+		else
+			break;
+	}
+	if (i != argc - 1) {
+		fprintf(stderr, "usage: tb-submit [-s] [-x] <batch script> < jobs (see the source)\n");
 		return 2;
 	}
 	path = argv[argc - 1];
@@ -146,7 +184,7 @@ int main(int argc, char **argv)
 	slurm_init(NULL);
 	while (getline(&line, &cap, stdin) > 0) {
 		submit_line(line, script, path, getenv("TB_SUBMIT_SPANK"),
-			    spank_field);
+			    spank_field, extra_field);
 		fflush(stdout);
 	}
 	free(line);
