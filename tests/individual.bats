@@ -71,6 +71,18 @@ print(first == occ[0]['nodelist'])
 "
 	assert_success
 	assert_output "$(printf 'True\nTrue\nTrue\nTrue')"
+	# tb-alloc finds busy nodes by name, and names one it does not know.
+	run "$ROOT/build/c/tb-alloc" --topology "$ROOT/build/test-config/tiny/topology.json" \
+		--busy t31,t00,t17 --job nodes=29,comm=0 default1905
+	assert_success
+	# Every node but the busy ones (in rank order: the partly busy leaves
+	# first, as best fit takes them).
+	assert_equal "$(cut -d' ' -f2 <<<"$output" | tr ',' '\n' | sort | tr '\n' ' ')" \
+		"$(printf 't%02d ' {1..16} {18..30})"
+	run "$ROOT/build/c/tb-alloc" --topology "$ROOT/build/test-config/tiny/topology.json" \
+		--busy t00,t99 --job nodes=2 default1905
+	assert_failure
+	assert_output --partial "tb-alloc: --busy: unknown node 't99'"
 }
 
 @test "submissions pin the occupying jobs to their nodes and chain the drawn ones" {
