@@ -69,6 +69,16 @@ csv_has() { grep -qxF "$1" "$OUT/table.csv" || fail "table.csv lacks: $1 ($(cat 
 	run python3 "$ROOT/workloads/experiment.py" plan "$BATS_TEST_TMPDIR/bad.exp" --id x --out "$BATS_TEST_TMPDIR/x"
 	assert_failure
 	assert_output "error: $BATS_TEST_TMPDIR/bad.exp:5: unknown key 'speed'"
+	# LOGS narrows the definition's logs; another log lacks its parameters.
+	run python3 "$ROOT/workloads/experiment.py" plan sc18-cab --id x \
+		--out "$BATS_TEST_TMPDIR/x" --set LOGS="curie theta"
+	assert_failure
+	assert_output "error: LOGS=curie theta: expected some of the definition's logs: curie lublin"
+	run python3 "$ROOT/workloads/experiment.py" plan sc18-cab --id y \
+		--out "$BATS_TEST_TMPDIR/y" --set LOGS=curie --set LOADS=1
+	assert_success
+	assert_equal "$(cut -f3 "$BATS_TEST_TMPDIR/y/runs.tsv" | sort -u)" curie
+	assert_equal "$(wc -l <"$BATS_TEST_TMPDIR/y/runs.tsv")" 7
 	run make -s -C "$ROOT" experiment EXP=smoke-tiny LOG=mira
 	assert_failure
 	assert_output --partial "LOG=mira: an experiment's logs come from its definition"

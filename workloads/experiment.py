@@ -386,6 +386,15 @@ def apply_overrides(d, sets):
         if key == "CLUSTER":
             old = " ".join(sorted(set(d.cluster_of(lg) for lg in d.logs)))
             d.cluster = {"": value}
+        elif key == "LOGS":
+            # Fewer of the definition's logs: another log would lack its
+            # per-log parameters (JOBS.<log>, SCALE.<log>, ...).
+            old = " ".join(d.logs)
+            extra = [lg for lg in value.split() if lg not in d.logs]
+            if extra or not value.split():
+                raise ExperimentError(f"LOGS={value}: expected some of the definition's "
+                                      f"logs: {old}")
+            d.logs = value.split()
         elif key in LIST_OVERRIDES:
             attr = LIST_OVERRIDES[key]
             old = " ".join(getattr(d, attr))
@@ -402,7 +411,7 @@ def apply_overrides(d, sets):
             d.params[(key, "")] = value
         else:
             raise ExperimentError(f"{key}={value}: an experiment takes CLUSTER, POLICIES, "
-                                  f"PATTERNS, BASELINE, LOADS, TA_SPEEDUPS, RATIOS and "
+                                  f"PATTERNS, BASELINE, LOGS, LOADS, TA_SPEEDUPS, RATIOS and "
                                   f"{' '.join(PARAMS)}")
         d.overrides.append(f"{key}={value} given on the command line (definition: {old})")
     validate(d, "")
