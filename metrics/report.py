@@ -551,7 +551,11 @@ def summary_md(manifest, m, plots, missing):
                 f"{launch['lag_median_s']:g} s (at most {launch['lag_max_s']:g} s) of log "
                 f"time after Slurm started them; {launch.get('late_jobs', 0)} ended later "
                 f"than start + runtime because of it (by at most "
-                f"{launch.get('late_max_s', 0):g} s; launch.tsv); {guard}.", ""]
+                f"{launch.get('late_max_s', 0):g} s; launch.tsv); {guard}"
+                + (f"; {len(launch['lost_launches'])} jobs Slurm started never began "
+                   f"their script and were no longer waited for (Slurm ids "
+                   f"{', '.join(str(j) for j in launch['lost_launches'][:10])})"
+                   if launch.get("lost_launches") else "") + ".", ""]
     if m.get("aph_topology") == "regenerated":
         out += ["**APH** is measured on the topology of "
                 f"`{manifest['cluster']}` as generated at report time: this run "

@@ -122,6 +122,24 @@ print(replay.due_soon(plan, 0.0, 1.0, 100.0, 10.0, q, dict(sub, unsub=4)))"
 	assert_line --index 1 "2"
 }
 
+@test "a launch not begun 30 wall s after it was first seen is taken as lost, and the clock goes back" {
+	run python3 -c "$GUARD
+g.update([('3', 1000.0, 90000.0)], 1.0, 0, 1070.0)
+print('a', rates)
+g.update([('3', 1000.0, 90000.0)], 20.0, 0, 1090.0)
+print('b', rates)
+g.update([('3', 1000.0, 90000.0)], 31.0, 0, 1101.0)
+print('c', rates)
+import json; print('lost', json.dumps(g.write('$BATS_TEST_TMPDIR', {'3': 'a'}, {'a': 90000.0})['lost_launches']))"
+	assert_success
+	# Held up 70 log s: slowed; 19 wall s later still waited for.
+	assert_line "a [1.0]"
+	assert_line "b [1.0]"
+	assert_line --partial "launch guard: job 3 started by Slurm has not begun its script 30 wall s later; taken as lost"
+	assert_line "c [1.0, 1000.0]"
+	assert_line "lost [3]"
+}
+
 @test "a launch held up 60 log s slows the clock, even one that will not end late" {
 	run python3 -c "$GUARD
 g.update([('3', 1000.0, 90000.0)], 1.0, 0, 1030.0)
