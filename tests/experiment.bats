@@ -130,6 +130,17 @@ csv_has() { grep -qxF "$1" "$OUT/table.csv" || fail "table.csv lacks: $1 ($(cat 
 	grep -qF "run): **no**: theta/rd/greedy" "$OUT/table.md"
 }
 
+@test "a job launched after its own end is left out of the table, as make report does" {
+	cp -r "$FX/runs/greedy" "$BATS_TEST_TMPDIR/g"
+	printf 'log_id\tjob_id\tlaunch_lag_s\tlate_s\na\t1\t900\t820\nb\t2\t1\t0\n' >"$BATS_TEST_TMPDIR/g/launch.tsv"
+	python3 "$ROOT/workloads/experiment.py" table --def "$FX/continuous.exp" --out "$OUT" \
+		"$FX/runs/default" "$BATS_TEST_TMPDIR/g"
+	grep -qF 'launched after their own end (`late_launch`) left out of their figures' "$OUT/table.md"
+	grep -qF 'RG (1)' "$OUT/table.md"
+	# greedy's execution hours without job a (10 h): 12 h.
+	grep -qF '| theta | rd | greedy | 12.0 |' "$OUT/table.md"
+}
+
 @test "cost-by-size table (Figure 8): mean cost per size range and the paper's text numbers" {
 	run table sizes
 	assert_success

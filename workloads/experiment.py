@@ -539,6 +539,9 @@ class Run:
         # a fault hit), and jobs hit by a fault left out of every figure,
         # as are the jobs that filled the machine before the window.
         rows = report.job_rows(m, sacct, {}, faults.deaths(run_dir))
+        # As make report: a job launched after its own end is the
+        # emulator's artefact, flagged late_launch and left out.
+        report.mark_late_launches(rows, run_dir)
         workload = report.mark_prefill(rows, report.prefill_ids(run_dir))
         self.rows = [r for r in workload if not r["fault"]]
         self.fault_jobs = len(workload) - len(self.rows)
@@ -752,7 +755,8 @@ def header_md(d, runs, meta):
     damaged = [f"{r.run_id} ({r.fault_jobs})" for r in sorted(runs.values(), key=lambda r: r.run_id)
                if r.fault_jobs]
     if damaged:
-        out += ["- **damaged runs**, jobs hit by a fault left out of their figures "
+        out += ["- **damaged runs**, jobs hit by a fault or launched after their own "
+                "end (`late_launch`) left out of their figures "
                 f"(`make replay RESUME=<run-id> RERUN_FAULTED=1` runs them again): "
                 f"{', '.join(damaged)}"]
     rerun = [f"{r.run_id} ({r.rerun_jobs})" for r in sorted(runs.values(), key=lambda r: r.run_id)
