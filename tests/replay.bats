@@ -42,54 +42,6 @@ last_run() { ls -d "$ROOT"/results/*-theta-"$1"* | tail -n 1; }
 	diff <(cut -f1,4- "$(last_run default1905)/plan.tsv") <(cut -f1,4- "$(last_run greedy)/plan.tsv")
 }
 
-@test "INDIVIDUAL runs the drawn jobs one at a time on the nodes the occupying jobs leave, the same under two policies" {
-	local args=(LOG=theta JOBS=30 SCALE=16 SPEEDUP=5000 CLOCK=scaled INDIVIDUAL=4 OCCUPY=0.5)
-	local a g r
-	run make -s -C "$ROOT" replay "${args[@]}" POLICY=default1905
-	assert_success
-	a=$(last_run default1905)
-	run make -s -C "$ROOT" replay "${args[@]}" POLICY=greedy
-	assert_success
-	g=$(last_run greedy)
-	for r in "$a" "$g"; do
-		run python3 - "$r" <<-'PY'
-			import csv, json, re, sys
-			run = sys.argv[1]
-			plan = list(csv.DictReader(open(f"{run}/plan.tsv"), delimiter="\t"))
-			jobs = {j["name"].split(":", 1)[1]: j for j in json.load(open(f"{run}/sacct.json"))["jobs"]}
-			def hosts(text):
-			    out = []
-			    for m in re.finditer(r"([a-z]+)(?:\[([^\]]+)\]|(\d+))(?:,|$)", text):
-			        for part in (m.group(2) or m.group(3)).split(","):
-			            lo, _, hi = part.partition("-")
-			            out += [f"{m.group(1)}{k:0{len(lo)}d}" for k in range(int(lo), int(hi or lo) + 1)]
-			    return out
-			occ = [p for p in plan if p["prefill"] == "1"]
-			drawn = sorted((p for p in plan if p["chain"] != "0"), key=lambda p: int(p["chain"]))
-			assert sum(int(p["nodes"]) for p in occ) <= 16 and len(drawn) == 4, plan
-			for p in occ:
-			    j = jobs[p["log_id"]]
-			    # On its node list, held until the driver cancelled it.
-			    assert sorted(hosts(j["nodes"])) == sorted(p["nodelist"].split(",")), (j["nodes"], p)
-			    assert j["state"]["current"][0] == "CANCELLED", j["state"]
-			last_end = max(jobs[p["log_id"]]["time"]["start"] for p in occ)
-			for p in drawn:
-			    t = jobs[p["log_id"]]["time"]
-			    assert jobs[p["log_id"]]["state"]["current"][0] == "COMPLETED"
-			    # One at a time, after every occupying job had started.
-			    assert t["start"] >= last_end, (p["log_id"], t, last_end)
-			    last_end = t["end"]
-			print("ok")
-		PY
-		assert_output ok
-		run make -s -C "$ROOT" report RUN="$(basename "$r")"
-		assert_success
-		assert_equal "$(jq .jobs "$r/metrics.json")" 4
-	done
-	# The same occupying jobs on the same nodes, the same drawn jobs.
-	assert_equal "$(cut -f1,11- "$a/plan.tsv")" "$(cut -f1,11- "$g/plan.tsv")"
-}
-
 @test "a replay of a replay's sacct.json has the original's log times and profiles" {
 	local orig run
 	orig=$(last_run default1905)
@@ -605,6 +557,59 @@ teardown() {
 	run make -s -C "$ROOT" replay RESUME=nope
 	assert_failure
 	assert_output --partial "RESUME=nope: no such run"
+}
+
+# After the tests that take the newest run of a policy (last_run): its runs
+# are the newest under default1905 and greedy.
+@test "INDIVIDUAL runs the drawn jobs one at a time on the nodes the occupying jobs leave, the same under two policies" {
+	local args=(LOG=theta JOBS=30 SCALE=16 SPEEDUP=5000 CLOCK=scaled INDIVIDUAL=4 OCCUPY=0.5)
+	local a g r
+	run make -s -C "$ROOT" replay "${args[@]}" POLICY=default1905
+	assert_success
+	a=$(last_run default1905)
+	run make -s -C "$ROOT" replay "${args[@]}" POLICY=greedy
+	assert_success
+	g=$(last_run greedy)
+	for r in "$a" "$g"; do
+		run python3 - "$r" <<-'PY'
+			import csv, json, re, sys
+			run = sys.argv[1]
+			plan = list(csv.DictReader(open(f"{run}/plan.tsv"), delimiter="\t"))
+			jobs = {j["name"].split(":", 1)[1]: j for j in json.load(open(f"{run}/sacct.json"))["jobs"]}
+			def hosts(text):
+			    out = []
+			    for m in re.finditer(r"([a-z]+)(?:\[([^\]]+)\]|(\d+))(?:,|$)", text):
+			        for part in (m.group(2) or m.group(3)).split(","):
+			            lo, _, hi = part.partition("-")
+			            out += [f"{m.group(1)}{k:0{len(lo)}d}" for k in range(int(lo), int(hi or lo) + 1)]
+			    return out
+			occ = [p for p in plan if p["prefill"] == "1"]
+			drawn = sorted((p for p in plan if p["chain"] != "0"), key=lambda p: int(p["chain"]))
+			assert sum(int(p["nodes"]) for p in occ) <= 16 and len(drawn) == 4, plan
+			for p in occ:
+			    j = jobs[p["log_id"]]
+			    # On its node list, held until the driver cancelled it.
+			    assert sorted(hosts(j["nodes"])) == sorted(p["nodelist"].split(",")), (j["nodes"], p)
+			    assert j["state"]["current"][0] == "CANCELLED", j["state"]
+			last_end = max(jobs[p["log_id"]]["time"]["start"] for p in occ)
+			for p in drawn:
+			    t = jobs[p["log_id"]]["time"]
+			    assert jobs[p["log_id"]]["state"]["current"][0] == "COMPLETED"
+			    # One at a time, after every occupying job had started.
+			    assert t["start"] >= last_end, (p["log_id"], t, last_end)
+			    last_end = t["end"]
+			print("ok")
+		PY
+		assert_output ok
+		run make -s -C "$ROOT" report RUN="$(basename "$r")"
+		assert_success
+		assert_equal "$(jq .jobs "$r/metrics.json")" 4
+	done
+	# The same occupying jobs on the same nodes, the same drawn jobs.
+	assert_equal "$(cut -f1,11- "$a/plan.tsv")" "$(cut -f1,11- "$g/plan.tsv")"
+	# Replayed as a log, the run is its 4 drawn jobs, not the occupying ones.
+	assert_equal "$(python3 -c "import sys; sys.path.insert(0, '$ROOT/workloads'); import logs
+print(len(logs.read('$a/sacct.json').jobs))")" 4
 }
 
 @test "a replay without a cluster says so" {

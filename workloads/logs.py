@@ -265,6 +265,10 @@ def read_sacct_json(path):
     for _, (log_id, admin, eligible, nodes) in named:
         if log_id in planned:
             k, p = planned[log_id]
+            # The jobs that filled the cluster first (PREFILL, INDIVIDUAL's
+            # occupying jobs, held for a year) are no part of the workload.
+            if str(p.get("prefill", 0)) == "1":
+                continue
             try:
                 rows.append((float(p["offset"]), k, log_id, _number(p["runtime"]),
                              nodes, int(p["comm"]), _number(p["comm_percent"]),
