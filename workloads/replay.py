@@ -1365,8 +1365,10 @@ def run_facts(manifest, plan):
     (BeginTime has whole seconds), or more after a pause."""
     def number(v):
         return int(v) if isinstance(v, float) and v.is_integer() else v
+    # prefill: read_sacct_json leaves the filling jobs (PREFILL,
+    # INDIVIDUAL's occupying jobs) out of a replay of this run.
     keep = ("log_id", "offset", "runtime", "nodes", "comm", "pattern",
-            "comm_percent", "matrix_density")
+            "comm_percent", "matrix_density", "prefill")
     return {"run_id": manifest["run_id"], "speedup": manifest["speedup"],
             "t0": manifest["t0"], "seed": manifest.get("seed"),
             "plan": [{k: number(p[k]) for k in keep if k in p} for p in plan]}
