@@ -169,27 +169,58 @@ PY
 }
 
 @test "make up fails when the controller runs another policy or could not load the topology" {
-	# verify_policy from scripts/testbed, with the controller stubbed.
+	# verify_policy from scripts/testbed, with the controller stubbed: its
+	# TopologyParam, and its log (a stale success line before this start,
+	# then whatever the stub's "new" line is).
 	run bash -c '
 		set -euo pipefail
 		eval "$(sed -n "/^verify_policy() {/,/^}/p" "$1")"
 		die() { echo "error: $*"; exit 1; }
 		sleep() { :; }
-		cluster_var() { echo greedy; }
+		opts=""
+		cluster_var() {
+			case $2 in POLICY) echo greedy ;; NODES) echo 32 ;; LEAVES) echo 8 ;;
+			OPTIONS) echo "$opts" ;; esac
+		}
 		param=policy_greedy
-		log="topology/commtree: /etc/slurm/topology.json: 32 nodes, 8 leaves, 3 levels"
+		old="topology/commtree: /etc/slurm/topology.json: 32 nodes, 8 leaves, 3 levels"
+		new=$old
 		ctld_exec() { echo "TopologyParam           = $param"; }
-		compose() { echo "$log"; }
+		compose() {
+			if [[ " $* " == *" --since "* ]]; then echo "$new"; else echo "$old"; echo "$new"; fi
+		}
 		(verify_policy tiny && echo ok)
 		param=policy_default
 		(verify_policy tiny) || true
 		param=policy_greedy
-		log="topology/commtree: topology.json: line 3: expected a switch; every job gets topology/tree'"'"'s choice"
+		new="topology/commtree: topology.json: line 3: expected a switch; every job gets topology/tree'"'"'s choice"
 		(verify_policy tiny) || true
-		log=""
-		(verify_policy tiny) || true' _ "$ROOT/scripts/testbed"
+		# Nothing loaded since this start, only the stale line before it:
+		# enough without a start time, not since one.
+		new=""
+		(verify_policy tiny 1700000000.5) || true
+		(verify_policy tiny && echo stale-ok)
+		old=""
+		(verify_policy tiny) || true
+		old="topology/commtree: /etc/slurm/topology.json: 32 nodes, 8 leaves, 3 levels"
+		new="topology/commtree: /etc/slurm/topology.json: 30 nodes, 8 leaves, 3 levels"
+		(verify_policy tiny 1700000000.5) || true
+		new="topology/commtree: /etc/slurm/topology.json: 32 nodes, 8 leaves, 3 levels (some nodes unknown to Slurm)"
+		(verify_policy tiny 1700000000.5) || true
+		new=$old
+		param=policy_greedy,commtree_timing,eq3=path
+		(verify_policy tiny) || true
+		opts="fit=quiet eq3=path"
+		param=policy_greedy,fit=quiet,commtree_timing,eq3=path
+		(verify_policy tiny 1700000000.5 && echo options-ok)' _ "$ROOT/scripts/testbed"
 	assert_line --index 0 ok
 	assert_line --index 1 "error: the controller runs policy 'default', not 'greedy'; see 'make logs SERVICE=slurmctld'"
 	assert_line --index 2 "error: slurmctld could not load the topology: topology.json: line 3: expected a switch; every job gets topology/tree's choice"
-	assert_line --index 3 --partial "error: slurmctld has not loaded topology/commtree's topology.json"
+	assert_line --index 3 --partial "error: slurmctld has not loaded topology/commtree's topology.json since this start"
+	assert_line --index 4 stale-ok
+	assert_line --index 5 "error: slurmctld has not loaded topology/commtree's topology.json; see 'make logs SERVICE=slurmctld'"
+	assert_line --index 6 --partial "error: slurmctld loaded a topology of 30 nodes, 8 leaves, not the cluster's 32 nodes, 8 leaves"
+	assert_line --index 7 --partial "error: slurmctld's topology.json names nodes its slurm.conf does not"
+	assert_line --index 8 --partial "error: the controller runs options 'eq3=path', not 'none'"
+	assert_line --index 9 options-ok
 }
