@@ -469,7 +469,10 @@ def report(run_dir, aph_tool, topology, isolation_tool=None):
     # (and a fallback one by tree): the run does not measure its policy.
     m["unrecorded_jobs"] = sum(1 for r in rows if not r["recorded"])
     m["fallback_jobs"] = sum(1 for r in rows if r["fallback"])
-    m["valid"] = m["unrecorded_jobs"] == 0
+    # A record naming another policy without a fallback reason: the
+    # controller ran another policy than the run's (a switch during it).
+    m["foreign_policy_jobs"] = foreign_policy_jobs(rows, manifest["policy"])
+    m["valid"] = m["unrecorded_jobs"] == 0 and not m["foreign_policy_jobs"]
     # The tree APH was measured on: the run's own copy, or (runs made
     # before runs kept theirs) one generated again at report time.
     m["aph_topology"] = (None if not (aph_tool and topology) else "run"
@@ -489,6 +492,16 @@ def report(run_dir, aph_tool, topology, isolation_tool=None):
     plots = plot(run_dir, rows, cluster_nodes) if rows else []
     write_atomic(os.path.join(run_dir, "summary.md"), summary_md(manifest, m, plots, missing))
     return m, missing
+
+
+def foreign_policy_jobs(rows, policy):
+    """{policy: jobs} of the rows whose record names a policy other than
+    the run's without a fallback reason (a fallback records default)."""
+    out = {}
+    for r in rows:
+        if r["recorded"] and not r["fallback"] and r["policy"] != policy:
+            out[r["policy"]] = out.get(r["policy"], 0) + 1
+    return out
 
 
 def pauses(manifest, run_dir):
@@ -599,6 +612,11 @@ def summary_md(manifest, m, plots, missing):
                 "plugin in their AdminComment: their nodes were not chosen by "
                 f"`{manifest['policy']}` (was topology/commtree running with its "
                 "topology?). Do not compare this run.", ""]
+    if m.get("foreign_policy_jobs"):
+        named = ", ".join(f"{n} by `{p}`" for p, n in sorted(m["foreign_policy_jobs"].items()))
+        out += [f"**Invalid:** jobs placed by another policy than the run's "
+                f"`{manifest['policy']}`: {named} (the controller's policy changed during "
+                "the run?). Do not compare this run.", ""]
     if m.get("fallback_jobs"):
         out += [f"**Fallbacks:** {m['fallback_jobs']} jobs got topology/tree's nodes "
                 "instead of the policy's (`fallback=` in jobs.csv and AdminComment).", ""]
@@ -699,6 +717,10 @@ def compare(run_dirs, out_dir, force=False):
             raise ReportError("RUNS mixes policies but has no baseline run to compare "
                               f"against (POLICY={', '.join(BASELINES)})")
         base = runs[0]
+    invalid = [r[1]["run_id"] for r in runs if r[2].get("valid") is False]
+    if invalid and not force:
+        raise ReportError(f"RUNS: {', '.join(invalid)} invalid (jobs not placed by the "
+                          "run's policy; see its summary.md); FORCE=1 to compare anyway")
     differ = differences(runs)
     if differ and not force:
         also = (f" (also {', '.join(n for n, _ in differ[1:])})" if differ[1:] else "")
@@ -736,6 +758,17 @@ def compare(run_dirs, out_dir, force=False):
                 v = r[2].get(k)
                 cells += [csv_cell(v), "" if v is None or not b else f"{100 * (v - b) / b:.3f}"]
             w.writerow([k] + cells)
+    if invalid:
+        warning = ((warning + " ") if warning else "") + (
+            "**Warning (FORCE=1): invalid runs, jobs not placed by the run's policy: "
+            + ", ".join(f"`{i}`" for i in invalid) + ".**")
+        print(f"compare: warning: FORCE=1: invalid runs {', '.join(invalid)}", file=sys.stderr)
+    resumed = [f"`{r[1]['run_id']}`" for r in runs if r[2].get("resumed")]
+    if resumed:
+        warning = ((warning + " ") if warning else "") + (
+            "**Resumed runs** (stopped and resumed: jobs due during a pause became "
+            "eligible together, and the pause counts in makespan and utilization): "
+            + ", ".join(resumed) + ".")
     damaged = [f"`{r[1]['run_id']}` ({r[2].get('fault_jobs', 0)} jobs hit by faults left out)"
                for r in runs if r[2].get("damaged")]
     if damaged:
@@ -808,6 +841,10 @@ def main(argv):
             if m.get("damaged") or m.get("rerun_jobs"):
                 print(f"report: {m['fault_jobs']} jobs hit by a fault left out, "
                       f"{m['rerun_jobs']} counted by their rerun (see summary.md)")
+            if not m["valid"]:
+                print(f"report: invalid: {m['unrecorded_jobs']} jobs without the plugin's "
+                      f"record, {sum(m['foreign_policy_jobs'].values())} placed by another "
+                      "policy (see summary.md)", file=sys.stderr)
             if missing:
                 print(f"report: incomplete: {len(missing)} jobs missing from sacct.json "
                       f"(first: {missing[0]})", file=sys.stderr)

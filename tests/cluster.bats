@@ -107,3 +107,13 @@ setup() { load helpers; }
 	assert_success
 	assert_output 'a b|c|'
 }
+
+@test "every image records its Debian packages and their versions" {
+	local img
+	for img in tools db slurm; do
+		run docker run --rm --entrypoint cat "testbed-$img:${TESTBED_TAG:-latest}" \
+			/usr/local/share/testbed/packages.txt
+		assert_success
+		assert_line --regexp '^bash [^ ]+$'
+	done
+}

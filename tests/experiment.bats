@@ -141,6 +141,22 @@ csv_has() { grep -qxF "$1" "$OUT/table.csv" || fail "table.csv lacks: $1 ($(cat 
 	grep -qF '| theta | rd | greedy | 12.0 |' "$OUT/table.md"
 }
 
+@test "a run with jobs not placed by its policy, or resumed, is named in the table" {
+	cp -r "$FX/runs/greedy" "$BATS_TEST_TMPDIR/g"
+	sed -i '0,/policy=greedy/s//policy=default/' "$BATS_TEST_TMPDIR/g/sacct.json"
+	jq '.resumed = true | .pauses = [] | .paused_s = 0' "$FX/runs/greedy/manifest.json" \
+		>"$BATS_TEST_TMPDIR/g/manifest.json"
+	run python3 "$ROOT/workloads/experiment.py" table --def "$FX/continuous.exp" --out "$OUT" \
+		"$FX/runs/default" "$BATS_TEST_TMPDIR/g"
+	assert_success
+	grep -qF -- "- **invalid runs**, jobs without the plugin's record or placed by another policy than the run's" "$OUT/table.md"
+	grep -qF 'summary.md): RG (1)' "$OUT/table.md"
+	grep -qF -- '- resumed runs (' "$OUT/table.md"
+	# The unchanged runs: neither.
+	table continuous
+	if grep -qE 'invalid runs|resumed runs' "$OUT/table.md"; then fail "flags on valid runs"; fi
+}
+
 @test "cost-by-size table (Figure 8): mean cost per size range and the paper's text numbers" {
 	run table sizes
 	assert_success

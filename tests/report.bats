@@ -192,6 +192,8 @@ two_runs() {
 	jq '.run_id = "A" | .policy = "default"' "$BATS_TEST_DIRNAME/fixtures/report-run/manifest.json" >"$RESULTS/A/manifest.json"
 	jq ".run_id = \"B\" | $1" "$BATS_TEST_DIRNAME/fixtures/report-run/manifest.json" >"$RESULTS/B/manifest.json"
 	for r in A B; do
+		# The jobs placed by the run's policy, as a real run's.
+		sed -i "s/policy=greedy/policy=$(jq -r .policy "$RESULTS/$r/manifest.json")/" "$RESULTS/$r/sacct.json"
 		python3 "$ROOT/metrics/report.py" report "$RESULTS/$r" >/dev/null
 	done
 }
@@ -222,6 +224,26 @@ compare_runs() { python3 "$ROOT/metrics/report.py" compare "$RESULTS/A" "$RESULT
 	run compare_runs
 	assert_failure
 	assert_output --partial "error: RUNS differ in topology: "
+}
+
+@test "make compare refuses an invalid run unless FORCE=1, and names resumed runs" {
+	two_runs '.'
+	# B's second job placed by another policy than B's (greedy).
+	sed -i '0,/policy=greedy/! {0,/policy=greedy/s//policy=balanced/}' "$RESULTS/B/sacct.json"
+	python3 "$ROOT/metrics/report.py" report "$RESULTS/B" 2>/dev/null
+	run compare_runs
+	assert_failure
+	assert_output "error: RUNS: B invalid (jobs not placed by the run's policy; see its summary.md); FORCE=1 to compare anyway"
+	[ ! -e "$RESULTS/cmp" ] || fail "a refused comparison wrote $RESULTS/cmp"
+	run compare_runs --force
+	assert_success
+	assert_output --partial "compare: warning: FORCE=1: invalid runs B"
+	grep -q 'invalid runs, jobs not placed by the run.s policy: `B`' "$RESULTS/cmp/compare.md"
+	# A resumed run compares, named in the table.
+	two_runs '.resumed = true | .pauses = [] | .paused_s = 0 | .jobs_late = 0'
+	run compare_runs
+	assert_success
+	grep -q '^\*\*Resumed runs\*\* .*: `B`' "$RESULTS/cmp/compare.md"
 }
 
 @test "runs of one policy at different SPEEDUP compare (a SPEEDUP study)" {
@@ -268,6 +290,17 @@ compare_runs() { python3 "$ROOT/metrics/report.py" compare "$RESULTS/A" "$RESULT
 	assert_equal "$(metric .valid)" false
 	grep -q '^\*\*Invalid:\*\* 1 jobs have no record' "$RUN_DIR/summary.md"
 	assert_equal "$(grep -c ',refused,,,0$' "$RUN_DIR/jobs.csv")" 1
+	# A record of another policy without a fallback: the controller ran
+	# another policy than the run's greedy.
+	cp "$BATS_TEST_DIRNAME/fixtures/report-run/sacct.json" "$RUN_DIR/sacct.json"
+	sed -i '0,/policy=greedy/s//policy=default/' "$RUN_DIR/sacct.json"
+	run report
+	assert_success
+	assert_output --partial "report: invalid: 0 jobs without the plugin's record, 1 placed by another policy"
+	assert_equal "$(metric .unrecorded_jobs)" 0
+	assert_equal "$(metric '.foreign_policy_jobs.default')" 1
+	assert_equal "$(metric .valid)" false
+	grep -q '^\*\*Invalid:\*\* jobs placed by another policy than the run.s `greedy`: 1 by `default`' "$RUN_DIR/summary.md"
 }
 
 @test "an isolated run's jobs are checked against the SC18 invariants, pair by pair" {

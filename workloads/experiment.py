@@ -551,6 +551,10 @@ class Run:
         self.metrics["wait_hours"] = sum(r["wait_s"] for r in self.rows) / 3600
         got = {r["log_job_id"] for r in rows}
         self.missing = [x for x in planned if x not in got]
+        # As make report's "valid": every job placed by the run's policy.
+        self.unrecorded = sum(1 for r in self.rows if not r["recorded"])
+        self.foreign = report.foreign_policy_jobs(self.rows, self.policy)
+        self.resumed = report.pauses(m, run_dir).get("resumed", False)
         self.costs = {}          # job id -> {policy: cost}, all recorded costs
         for j in sacct.get("jobs", []):
             a = admin_fields(j.get("comment", {}).get("administrator"))
@@ -752,6 +756,17 @@ def header_md(d, runs, meta):
     incomplete = [r.run_id for r in runs.values() if r.missing]
     if incomplete:
         out += [f"- **incomplete runs** (jobs missing from sacct.json): {', '.join(incomplete)}"]
+    invalid = [f"{r.run_id} ({r.unrecorded + sum(r.foreign.values())})"
+               for r in sorted(runs.values(), key=lambda r: r.run_id)
+               if r.unrecorded or r.foreign]
+    if invalid:
+        out += ["- **invalid runs**, jobs without the plugin's record or placed by another "
+                "policy than the run's (their figures do not measure the policy; see each "
+                f"run's summary.md): {', '.join(invalid)}"]
+    resumed = sorted(r.run_id for r in runs.values() if r.resumed)
+    if resumed:
+        out += ["- resumed runs (jobs due during a pause became eligible together; the "
+                f"pause counts in makespan and utilization): {', '.join(resumed)}"]
     damaged = [f"{r.run_id} ({r.fault_jobs})" for r in sorted(runs.values(), key=lambda r: r.run_id)
                if r.fault_jobs]
     if damaged:
