@@ -270,6 +270,12 @@ print(len(big.split(';')) - 1)"
 	run make -s -C "$ROOT" replay "${REPLAY_ARGS[@]}" POLICY=greedy
 	assert_failure
 	assert_line --partial "the cluster has 1 jobs that are not this run's"
+	# ALLOW_BUSY=1: the replay runs beside it, and the policy switch says
+	# what it does to the running job.
+	run make -s -C "$ROOT" replay LOG=theta JOBS=3 SCALE=16 SPEEDUP=5000 CLOCK=scaled \
+		POLICY=firstfit ALLOW_BUSY=1
+	assert_success
+	assert_line --partial "up: warning: 1 running jobs will end as TIMEOUT at their limit"
 	make -s -C "$ROOT" exec CMD="scancel $id"
 	wait_for 30 bash -c "[ -z \"\$(make -s -C '$ROOT' exec CMD='squeue -h')\" ]"
 }
@@ -314,6 +320,14 @@ print(len(big.split(';')) - 1)"
 	rm -rf "${ROOT:?}/results/$id"
 	assert_failure
 	assert_output --partial "error: RESUME=$id ran on cluster 'hpc2010', but 'tiny' is up; make down, then make up CLUSTER=hpc2010"
+	# The same cluster name with another tree.
+	mkdir -p "$ROOT/results/$id"
+	printf '{\n  "run_id": "%s",\n  "cluster": "tiny",\n  "policy": "greedy",\n  "finished": false,\n  "topology_sha256": "%064d"\n}\n' \
+		"$id" 0 >"$ROOT/results/$id/manifest.json"
+	run make -s -C "$ROOT" replay RESUME="$id"
+	rm -rf "${ROOT:?}/results/$id"
+	assert_failure
+	assert_output --partial "error: RESUME=$id ran on another topology of 'tiny' (sha256 000000000000, now "
 }
 
 @test "a pause is measured from when the driver stopped, and the jobs it made late are named" {

@@ -220,6 +220,15 @@ def keep_topology(root, name, run_dir):
     return hashlib.sha256(data.encode("utf-8")).hexdigest()
 
 
+def topology_sha256(root, name):
+    """The sha256 of the running cluster's topology.json, or None."""
+    try:
+        with open(os.path.join(cluster_dir(root, name), "topology.json"), "rb") as f:
+            return hashlib.sha256(f.read()).hexdigest()
+    except OSError:
+        return None
+
+
 def make_plan(args, log, log_name, cluster_nodes, speedup):
     """The window's jobs, mapped to the cluster, with their profiles;
     limits in Slurm's minutes, `speedup` log seconds to Slurm's second."""
@@ -1582,6 +1591,14 @@ def main(argv):
                 raise ReplayError(f"RESUME={args.resume} ran on cluster "
                                   f"'{manifest['cluster']}', but '{cluster}' is up; "
                                   f"make down, then make up CLUSTER={manifest['cluster']}")
+            # The same name with another tree (a changed machine definition
+            # or generator): the resumed jobs would run on another machine.
+            sha = topology_sha256(args.root, cluster)
+            if manifest.get("topology_sha256") and sha != manifest["topology_sha256"]:
+                raise ReplayError(f"RESUME={args.resume} ran on another topology of "
+                                  f"'{cluster}' (sha256 {manifest['topology_sha256'][:12]}, "
+                                  f"now {(sha or 'none')[:12]}); the run's own is its "
+                                  "topology.json")
             stopped = stopped_at(manifest, run_dir)
             if not manifest.get("stopped_at") and not manifest.get("finished"):
                 # Kept, so that a RESUME failing before it submits (no
