@@ -224,3 +224,34 @@ PY
 	assert_line --index 8 --partial "error: the controller runs options 'eq3=path', not 'none'"
 	assert_line --index 9 options-ok
 }
+
+@test "make clean removes only its own testbed's state and configuration, never another project's" {
+	# clean_own_files from scripts/testbed on a made-up tree: the default
+	# testbed's files beside an experiment run's (TESTBED_PROJECT=exp-1).
+	run bash -c '
+		set -euo pipefail
+		eval "$(sed -n "/^clean_own_files() {/,/^}/p" "$1")"
+		ROOT=$2
+		mkdir -p "$ROOT/.state/vclock" "$ROOT/.state/exp-1/vclock" "$ROOT/build/c" \
+			"$ROOT/build/clusters/tiny" "$ROOT/build/projects/exp-1/clusters/cab" \
+			"$ROOT/build/projects/exp-2"
+		touch "$ROOT/.state/cluster" "$ROOT/.state/munge.key" "$ROOT/.state/vclock/clock" \
+			"$ROOT/.state/exp-1/munge.key" "$ROOT/.state/exp-1/vclock/clock" \
+			"$ROOT/build/c/tb-alloc" "$ROOT/build/clusters/tiny/slurm.conf" \
+			"$ROOT/build/projects/exp-1/clusters/cab/slurm.conf"
+		PROJECT=testbed STATE_DIR=$ROOT/.state clean_own_files
+		(cd "$ROOT" && find . -type f | sort)
+		echo --
+		PROJECT=exp-1 STATE_DIR=$ROOT/.state/exp-1 clean_own_files
+		(cd "$ROOT" && find . | sort)' _ "$ROOT/scripts/testbed" "$BATS_TEST_TMPDIR/tree"
+	assert_success
+	assert_output "./.state/exp-1/munge.key
+./.state/exp-1/vclock/clock
+./build/projects/exp-1/clusters/cab/slurm.conf
+--
+.
+./.state
+./build
+./build/projects
+./build/projects/exp-2"
+}
