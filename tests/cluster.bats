@@ -117,3 +117,14 @@ setup() { load helpers; }
 		assert_line --regexp '^bash [^ ]+$'
 	done
 }
+
+@test "a Slurm version the archive lacks is named as such, not as a checksum mismatch" {
+	# Only the image's first stage (apt's source index), with a version
+	# no Debian revision has; the legacy builder, as the tools image has no
+	# buildx.
+	run env DOCKER_BUILDKIT=0 docker build -q --force-rm --target source \
+		--build-arg SLURM_UPSTREAM=0.0.1 -f "$ROOT/images/slurm/Dockerfile" "$ROOT"
+	assert_failure
+	assert_output --partial "error: slurm-wlm_0.0.1.orig.tar.gz could not be downloaded: no Debian revision 0.0.1-* of slurm-wlm"
+	refute_output --partial "does not match the pinned sha256"
+}
