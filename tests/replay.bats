@@ -63,7 +63,7 @@ last_run() { ls -d "$ROOT"/results/*-theta-"$1"* | tail -n 1; }
 	assert_equal "$(jq '.testbed.plan | length' "$run/sacct.json")" "$(($(wc -l <"$run/plan.tsv") - 1))"
 }
 
-@test "sacct.json written by collect() replays with the plan's log times and profiles" {
+@test "sacct.json written by collect() replays with the plan's log times and profiles, without its filling jobs" {
 	run python3 - "$ROOT/workloads" "$BATS_TEST_TMPDIR" <<-'PY'
 		import json, math, os, sys
 		sys.path.insert(0, sys.argv[1]); import logs, replay
@@ -96,6 +96,14 @@ last_run() { ls -d "$ROOT"/results/*-theta-"$1"* | tail -n 1; }
 		plan2, _ = replay.make_plan(args2, logs.read(sacct), None, 8, args2.speedup)
 		keys = ("log_id", "offset", "runtime", "nodes", "comm", "pattern", "comm_percent")
 		assert [[p[k] for k in keys] for p in plan2] == [[p[k] for k in keys] for p in plan], (plan, plan2)
+		# The jobs that filled the cluster first (PREFILL's, INDIVIDUAL's
+		# occupying ones) are no part of a replay of the run.
+		for p in plan[:2]:
+		    p["prefill"] = 1
+		replay.write_plan(os.path.join(run, "plan.tsv"), plan)
+		assert replay.collect(None, run, manifest, {p["log_id"]: i + 1 for i, p in enumerate(plan)}) == []
+		got = [j.log_id for j in logs.read(sacct).jobs]
+		assert got == [p["log_id"] for p in plan[2:]], (got, plan)
 		# Without the recorded plan (a run made before), the manifest's SPEEDUP
 		# beside sacct.json still expands eligible times into log times: within
 		# a wall second x SPEEDUP of the original (BeginTime rounding).
@@ -110,41 +118,6 @@ last_run() { ls -d "$ROOT"/results/*-theta-"$1"* | tail -n 1; }
 	PY
 	assert_success
 	assert_output 12
-}
-
-@test "a replay's sacct.json replays without its filling jobs (PREFILL, INDIVIDUAL's occupying ones)" {
-	run python3 - "$ROOT/workloads" "$BATS_TEST_TMPDIR" <<-'PY'
-		import json, os, sys
-		sys.path.insert(0, sys.argv[1]); import logs, replay
-		tmp = sys.argv[2]
-		log_path = os.path.join(tmp, "w.jobs")
-		with open(log_path, "w") as f:
-		    f.write("Job_name Submit Runtime Nodes Comment Perc\n")
-		    for k in range(6):
-		        f.write(f"{k + 1} {100 * k} {60 + k} {1 + k % 3} {k % 2} 50\n")
-		args = replay.parse_args(["--log", log_path, "--speedup", "100", "--seed", "1"])
-		plan, _ = replay.make_plan(args, logs.read(log_path), None, 8, args.speedup)
-		# The first two fill the cluster, as PREFILL's and INDIVIDUAL's do.
-		for p in plan[:2]:
-		    p["prefill"] = 1
-		run = os.path.join(tmp, "run"); os.mkdir(run)
-		replay.write_plan(os.path.join(run, "plan.tsv"), plan)
-		manifest = {"run_id": "R2", "speedup": 100.0, "t0": 50.0, "seed": 1}
-		def fake_ctl(container, command, stdin=None, check=True):
-		    return json.dumps({"jobs": [{
-		        "job_id": i + 1, "name": f"R2:{p['log_id']}", "allocation_nodes": p["nodes"],
-		        "state": {"current": ["COMPLETED"]}, "time": {"eligible": 50 + i},
-		        "comment": {"administrator": f"policy=default;comm={p['comm']};"
-		                    f"runtime_base={p['runtime']:g}"}}
-		        for i, p in enumerate(plan)]})
-		replay.ctl = fake_ctl
-		assert replay.collect(None, run, manifest, {p["log_id"]: i + 1 for i, p in enumerate(plan)}) == []
-		got = [j.log_id for j in logs.read(os.path.join(run, "sacct.json")).jobs]
-		assert got == [p["log_id"] for p in plan[2:]], (got, plan)
-		print(len(got))
-	PY
-	assert_success
-	assert_output 4
 }
 
 # A run directory of the policy that is not in the list given.
