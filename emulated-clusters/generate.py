@@ -2,7 +2,8 @@
 """Turn a machine definition (emulated-clusters/<name>.cluster) into the files
 an emulated cluster runs on:
 
-  slurm.conf      nodes, front ends, one partition, replay-friendly scheduler
+  slurm.conf      nodes, front ends, partitions (main: whole nodes; cores, hidden:
+                  core by core), replay-friendly scheduler
   topology.conf   the switch tree Slurm's topology plugins read
   topology.json   the same tree for the policy library, with dragonfly fields
   cgroup.conf     cgroups off (front-end emulation runs no real job steps)
@@ -489,6 +490,12 @@ MaxArraySize=100001
         f.write(line + "\n")
     f.write("PartitionName=main Nodes=ALL Default=YES MaxTime=INFINITE "
             "State=UP OverSubscribe=EXCLUSIVE\n")
+    # Core granularity (TreeMatch, IJHPCA 2018: the paper's Slurm used
+    # CR_Core, so partly busy nodes count): `sbatch -p cores -n <ranks>`
+    # shares nodes core by core. Hidden, so sinfo's node counts stay one
+    # line per state.
+    f.write("PartitionName=cores Nodes=ALL Hidden=YES MaxTime=INFINITE "
+            "State=UP OverSubscribe=NO\n")
 
 
 def write_topology_conf(f, defn, nodes, switches):

@@ -115,3 +115,41 @@ refused() {
 	assert_equal "$(tr , '\n' <<<"$order" | sort | paste -sd,)" "$nodes"
 	make -s -C "$ROOT" up CLUSTER=tiny POLICY=greedy >/dev/null
 }
+
+@test "tm-i at core level (partition cores): a partly busy node counts, ranks that talk share a node, sacct has every strategy's hop-bytes" {
+	make -s -C "$ROOT" up CLUSTER=tiny POLICY=tm-i >/dev/null
+	# Ranks 0-5 and 1-2-3-4 talk much, 0-1 and 4-5 little: in blocks
+	# (tree's cores, 2 + 4) two heavy pairs cross nodes, 120,040
+	# hop-bytes (2 hops inside a node, 4 between two nodes of a leaf);
+	# TreeMatch keeps them inside, 80,080.
+	ctl_sh 'printf "ranks 6\n0 5 10000\n1 2 10000\n2 3 10000\n3 4 10000\n0 1 10\n4 5 10\n" > /tmp/m6.txt'
+	local first id emu order
+	first=$(ctl_sh "sbatch --parsable -p cores -n 2 --wrap='sleep 300'")
+	wait_for 30 bash -c "make -s -C '$ROOT' exec CMD='squeue -h -j $first -t R' | grep -q ." ||
+		fail "the 2-core job did not start"
+	id=$(ctl_sh "sbatch --parsable -p cores -n 6 --comm-matrix=/tmp/m6.txt -o /tmp/tm-%j.out --wrap='echo TESTBED_RANK_NODES=\$TESTBED_RANK_NODES; sleep 300'")
+	run admin_comment "$id"
+	assert_output --partial "policy=tm-i;granularity=core;"
+	assert_output --partial ";matrix_ranks=6;hop_bytes=80080;hop_bytes_default=120040;hop_bytes_tm-a=80080;hop_bytes_tm-i=80080;"
+	refute_output --partial "fallback="
+	# Slurm gave the job the free half of the first job's node.
+	local busy
+	busy=$(ctl_sh "squeue -h -j $first -o %N")
+	run ctl_sh "scontrol show job -d $id"
+	assert_output --regexp "Nodes=$busy CPU_IDs=[0-9]-[0-9] "
+	assert_output --partial "NumCPUs=6 "
+	# One node per rank: 0 and 5 together, 1 to 4 together.
+	emu=$(docker ps -q --filter "label=com.docker.compose.project=${TESTBED_PROJECT:-testbed}" \
+		--filter label=com.docker.compose.service=emu1)
+	wait_for 30 bash -c "docker exec $emu cat /tmp/tm-$id.out 2>/dev/null | grep -q TESTBED_RANK_NODES=." ||
+		fail "no TESTBED_RANK_NODES in the job's output"
+	order=$(docker exec "$emu" cat "/tmp/tm-$id.out" | sed -n 's/^TESTBED_RANK_NODES=//p')
+	IFS=, read -r -a r <<<"$order"
+	[ "${#r[@]}" -eq 6 ] || fail "rank order $order: expected 6 entries"
+	[ "${r[0]}" = "${r[5]}" ] && [ "${r[0]}" = "$busy" ] ||
+		fail "rank order $order: ranks 0 and 5 should share $busy"
+	[ "${r[1]}" = "${r[2]}" ] && [ "${r[2]}" = "${r[3]}" ] && [ "${r[3]}" = "${r[4]}" ] ||
+		fail "rank order $order: ranks 1 to 4 should share a node"
+	ctl_sh "scancel $first $id"
+	make -s -C "$ROOT" up CLUSTER=tiny POLICY=greedy >/dev/null
+}

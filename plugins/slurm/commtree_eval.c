@@ -166,7 +166,8 @@ static struct tb_occupancy *_snapshot(topology_eval_t *topo_eval)
 }
 
 /* Replaces or adds NAME=value in the job's supplemental environment. */
-static void _env_set(job_record_t *job_ptr, const char *name, char *value)
+extern void commtree_env_set(job_record_t *job_ptr, const char *name,
+			     const char *value)
 {
 	job_details_t *d = job_ptr->details;
 	size_t n = strlen(name);
@@ -314,17 +315,17 @@ static void _record(job_record_t *job_ptr, enum tb_policy policy,
 	xfree(job_ptr->admin_comment);
 	job_ptr->admin_comment = text;
 
-	_env_set(job_ptr, "TESTBED_POLICY", (char *) tb_policy_name(policy));
+	commtree_env_set(job_ptr, "TESTBED_POLICY", tb_policy_name(policy));
 	snprintf(val, sizeof(val), "%.6g", cost[policy]);
-	_env_set(job_ptr, "TESTBED_COST", val);
+	commtree_env_set(job_ptr, "TESTBED_COST", val);
 	snprintf(val, sizeof(val), "%.6g", cost[TB_POLICY_DEFAULT]);
-	_env_set(job_ptr, "TESTBED_COST_DEFAULT", val);
+	commtree_env_set(job_ptr, "TESTBED_COST_DEFAULT", val);
 	if (prof->runtime > 0) {
 		snprintf(val, sizeof(val), "%.3f", scaled);
-		_env_set(job_ptr, "TESTBED_RUNTIME_SCALED", val);
+		commtree_env_set(job_ptr, "TESTBED_RUNTIME_SCALED", val);
 	}
 	if (order)
-		_env_set(job_ptr, "TESTBED_RANK_NODES", order);
+		commtree_env_set(job_ptr, "TESTBED_RANK_NODES", order);
 	xfree(order);
 }
 
@@ -365,17 +366,31 @@ static void _log_timing(job_record_t *job_ptr, enum tb_policy policy,
 /*
  * Whether this eval only asks whether the job could ever run (at
  * submission, and after a failed placement: SELECT_MODE_TEST_ONLY, which
- * topology_eval_t does not carry). Every generated partition is
- * OverSubscribe=EXCLUSIVE, so a placement to start is offered only nodes
- * without jobs; a test-only eval is offered busy nodes too. On an idle
- * machine the two cannot be told apart, and then the record a test writes
- * is the same state's and is written again at the start.
+ * topology_eval_t does not carry). A test-only eval counts no allocation:
+ * it offers busy nodes with all their CPUs free (cons_tres' max_cpus, the
+ * node's free CPUs before the job's own limits). The generated partition
+ * main is OverSubscribe=EXCLUSIVE, so there a placement to start is offered
+ * only nodes without jobs; in the shared partition cores a partly busy
+ * node is offered, but never with all its CPUs. On an idle machine the two
+ * cannot be told apart, and then the record a test writes is the same
+ * state's and is written again at the start.
  */
 static bool _test_only(topology_eval_t *te)
 {
-	return idle_node_bitmap &&
-	       bit_size(idle_node_bitmap) == bit_size(te->node_map) &&
-	       !bit_super_set(te->node_map, idle_node_bitmap);
+	if (!idle_node_bitmap ||
+	    bit_size(idle_node_bitmap) != bit_size(te->node_map))
+		return false;
+	if (!te->job_ptr->part_ptr || !te->job_ptr->part_ptr->max_share)
+		return !bit_super_set(te->node_map, idle_node_bitmap);
+	for (int i = 0; (i = bit_ffs_from_bit(te->node_map, i)) >= 0; i++) {
+		avail_res_t *r = te->avail_res_array ?
+				 te->avail_res_array[i] : NULL;
+
+		if (!bit_test(idle_node_bitmap, i) && r &&
+		    r->max_cpus >= node_record_table_ptr[i]->cpus)
+			return true;
+	}
+	return false;
 }
 
 /*
@@ -477,6 +492,16 @@ extern int commtree_eval(topology_eval_t *topo_eval,
 	/* --switches=N: only tree knows how to honour it. */
 	if (!fallback && policy != TB_POLICY_DEFAULT && job_ptr->req_switch)
 		fallback = "switches";
+	if (!fallback && commtree_core_level(topo_eval, policy, matrix)) {
+		struct commtree_model md = { topo, slurm_of, topo_of,
+					     topo_of_count };
+
+		rc = commtree_eval_cores(&md, topo_eval, tree_eval, policy,
+					 occ, matrix, &prof, record);
+		tb_matrix_free(matrix);
+		tb_occupancy_free(occ);
+		return rc;
+	}
 	job = (struct tb_job) {
 		.nodes = nodes,
 		.comm = prof.comm,

@@ -4,6 +4,7 @@
 
 #include "commtree.h"
 #include "../lib/matrix.h"
+#include "../lib/occupancy.h"
 #include "../lib/options.h"
 #include "../lib/policy.h"
 #include "../lib/profile.h"
@@ -41,5 +42,28 @@ extern bool commtree_save_state(topology_eval_t *te, struct eval_state *st);
 extern void commtree_restore_state(topology_eval_t *te,
 				   struct eval_state *st);
 extern void commtree_free_state(struct eval_state *st);
+
+/* The model the glue keeps: the topology and both index maps. */
+struct commtree_model {
+	const struct tb_topology *topo;
+	const int *slurm_of;	/* topology node -> Slurm node index, or -1 */
+	const int *topo_of;	/* Slurm node index -> topology node, or -1 */
+	int topo_of_count;
+};
+
+/* Replaces or adds NAME=value in the job's batch environment. */
+extern void commtree_env_set(job_record_t *job_ptr, const char *name,
+			     const char *value);
+
+/* commtree_cores.c: core-level TreeMatch (IJHPCA 2018, CR_Core). */
+extern bool commtree_core_level(topology_eval_t *te, enum tb_policy policy,
+				const struct tb_matrix *m);
+extern int commtree_eval_cores(const struct commtree_model *md,
+			       topology_eval_t *te,
+			       commtree_tree_eval_t tree_eval,
+			       enum tb_policy policy,
+			       struct tb_occupancy *occ,
+			       const struct tb_matrix *m,
+			       const struct tb_profile *prof, bool record);
 
 #endif
