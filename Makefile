@@ -12,7 +12,7 @@ SCENARIO ?=
 SERVICE ?=
 export CLUSTER POLICY OPTIONS FRONTENDS EMULATORS SERVICE WORKLOADS_DIR TOPOLOGIES_DIR READY_TIMEOUT BENCH
 export DRY_RUN
-export ALLOW_BUSY AUTO_RECOVER RERUN_FAULTED TA_SPEEDUP LOG SPEEDUP JOBS FIRST SEED COMM PATTERN RATIO SPARSITY SCALE RUNTIME_FACTOR PREFILL INDIVIDUAL OCCUPY STRICT RESUME LEAD LIMIT_GRID RESULTS_DIR LOGS FROM FORCE
+export ALLOW_BUSY AUTO_RECOVER RERUN_FAULTED TA_SPEEDUP LOG SPEEDUP JOBS FIRST SEED COMM PATTERN RATIO SPARSITY GRANULARITY SCALE RUNTIME_FACTOR PREFILL INDIVIDUAL OCCUPY STRICT RESUME LEAD LIMIT_GRID RESULTS_DIR LOGS FROM FORCE
 export EXP PARALLEL POLICIES PATTERNS BASELINE LOADS TA_SPEEDUPS RATIOS CLOCK IDLE_JUMPS LAUNCH_GUARD
 # CMD goes to the script untouched: no make expansion of $, no shell
 # re-quoting, so quotes and $(...) reach the container as typed.
@@ -69,6 +69,8 @@ help: ## list targets and parameters
 	@echo "  SEED=<n> COMM=<f> PATTERN=<rd|rhvd|binomial|ring|cmc|mix> RATIO=<f>  generated profiles"
 	@echo "  SPARSITY=<f>      give communicating jobs random node x node matrices, this share of"
 	@echo "                    pairs silent (default: no matrices); hop-bytes reach sacct and the report"
+	@echo "  GRANULARITY=core  jobs ask for one core per rank (partition cores, CR_Core; matrices"
+	@echo "                    rank x rank): the TreeMatch policies then choose cores (default: node)"
 	@echo "  SCALE=<d>         divide job sizes by d (default: 4 for mira and intrepid, else 1)"
 	@echo "  RUNTIME_FACTOR=<f> multiply every job's runtime and requested time (0.5 halves them,"
 	@echo "                    as the TreeMatch paper's workload; default: the log's)"

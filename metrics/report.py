@@ -132,6 +132,11 @@ def job_rows(manifest, sacct, aph, deaths=()):
             "wait_s": (start - eligible) * s, "run_s": run_s,
             "turnaround_s": (end - eligible) * s,
             "node_hours": nodes * run_s / 3600,
+            # CPUs Slurm allocated: whole nodes' under the partition main,
+            # the job's cores under cores (GRANULARITY=core).
+            "cpus": next((int(x.get("count", 0))
+                          for x in j.get("tres", {}).get("allocated", [])
+                          if x.get("type") == "cpu"), 0),
             "comm": int(fnum(a.get("comm"), 0)), "pattern": a.get("pattern", ""),
             "comm_percent": fnum(a.get("comm_percent")),
             "policy": a.get("policy", manifest.get("policy", "")),

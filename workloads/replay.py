@@ -203,7 +203,8 @@ def cluster_facts(root):
         for line in f:
             k, _, v = line.strip().partition("=")
             env[k] = v
-    return name, int(env["NODES"])
+    nodes = int(env["NODES"])
+    return name, nodes, int(env.get("CORES", 0) or 0) // max(1, nodes)
 
 
 def keep_topology(root, name, run_dir):
@@ -229,9 +230,10 @@ def topology_sha256(root, name):
         return None
 
 
-def make_plan(args, log, log_name, cluster_nodes, speedup):
+def make_plan(args, log, log_name, cluster_nodes, speedup, node_cores=0):
     """The window's jobs, mapped to the cluster, with their profiles;
-    limits in Slurm's minutes, `speedup` log seconds to Slurm's second."""
+    limits in Slurm's minutes, `speedup` log seconds to Slurm's second.
+    node_cores: the cluster's cores per node, for GRANULARITY=core."""
     window = log.jobs[args.first:args.first + args.jobs]
     if not window:
         raise ReplayError(f"{log.path}: FIRST={args.first} is past the log's "
@@ -253,6 +255,19 @@ def make_plan(args, log, log_name, cluster_nodes, speedup):
         nodes = j.nodes if j.nodes else math.ceil(j.procs / cores)
         return max(1, math.ceil(nodes / divisor))
 
+    def ranks_of(j, nodes):
+        """GRANULARITY=core: one rank per core the job asked for (the TreeMatch
+        paper's jobs ask for cores, CR_Core): the log's processors when they
+        are this cluster's cores (same cores per node, sizes not scaled),
+        else its nodes' cores. 0: whole nodes."""
+        if getattr(args, "granularity", "node") != "core":
+            return 0
+        if not node_cores:
+            raise ReplayError("GRANULARITY=core: the cluster's cluster.env has no CORES")
+        if j.procs and cores == node_cores and divisor == 1:
+            return j.procs
+        return nodes * node_cores
+
     def limit_of(j):
         # Policies can slow a job by their cost ratio (Eq. 7); a limit of
         # five times the log runtime lets that show instead of a TIMEOUT.
@@ -269,7 +284,7 @@ def make_plan(args, log, log_name, cluster_nodes, speedup):
             "log_id": str(j.log_id), "offset": 0.0, "runtime": j.runtime * factor,
             "nodes": size(j), "comm": 0, "pattern": PATTERNS[0], "comm_percent": 0,
             "limit_min": limit_of(j), "matrix_density": 0.0, "ta_reduction": 0.0,
-            "prefill": 1, "nodelist": "", "chain": 0,
+            "prefill": 1, "nodelist": "", "chain": 0, "ranks": 0,
         })
     for j in window:
         nodes = size(j)
@@ -296,7 +311,8 @@ def make_plan(args, log, log_name, cluster_nodes, speedup):
             perc = j.comm_percent
         else:
             perc = PERCENTS[r_perc]
-        density = (matrix_density(nodes, args.sparsity)
+        ranks = ranks_of(j, nodes)
+        density = (matrix_density(ranks or nodes, args.sparsity)
                    if args.sparsity is not None and comm else 0.0)
         # SC18's runtime model: only the isolated policy's jobs speed up.
         ta = (ta_speedup.reduction(args.ta_speedup, nodes, args.seed, j.log_id)
@@ -308,6 +324,7 @@ def make_plan(args, log, log_name, cluster_nodes, speedup):
             "limit_min": limit_of(j),
             "matrix_density": round(density, 6),
             "ta_reduction": round(ta, 6), "prefill": 0, "nodelist": "", "chain": 0,
+            "ranks": ranks,
         })
     if too_big and args.strict:
         raise ReplayError(f"{len(too_big)} jobs need more than the cluster's "
@@ -430,7 +447,7 @@ def limit_grid(grid, speedup):
 
 PLAN_FIELDS = ["log_id", "offset", "runtime", "nodes", "comm", "pattern",
                "comm_percent", "limit_min", "matrix_density", "ta_reduction", "prefill",
-               "nodelist", "chain"]
+               "nodelist", "chain", "ranks"]
 
 # The longest matrix a job's SPANK environment carries (MATRIX_LINE_MAX in
 # plugins/slurm/spank_testbed.c: the environment string Linux still passes).
@@ -491,7 +508,8 @@ def write_atomic(path, text):
 
 def write_plan(path, plan):
     rows = ["\t".join(PLAN_FIELDS)]
-    rows += ["\t".join(str(p[k]) for k in PLAN_FIELDS) for p in plan]
+    rows += ["\t".join(str(p.get(k, 0) if k == "ranks" else p[k]) for k in PLAN_FIELDS)
+             for p in plan]
     write_atomic(path, "\n".join(rows) + "\n")
 
 
@@ -506,10 +524,11 @@ def read_plan(path):
             row.setdefault("prefill", "0")
             row.setdefault("nodelist", "")
             row.setdefault("chain", "0")
+            row.setdefault("ranks", "0")
             for k in ("offset", "runtime", "comm_percent", "matrix_density",
                       "ta_reduction"):
                 row[k] = float(row[k])
-            for k in ("nodes", "comm", "limit_min", "prefill", "chain"):
+            for k in ("nodes", "comm", "limit_min", "prefill", "chain", "ranks"):
                 row[k] = int(row[k])
             plan.append(row)
     return plan
@@ -879,9 +898,14 @@ def job_fields(run_id, index, p, t0, speedup, seed, page=None, placement=""):
     placement: -x's node list and dependency, INDIVIDUAL's)."""
     begin = math.floor(t0 + p["offset"] / speedup + 0.5)
     pid = PATTERNS.index(p["pattern"]) + 1
+    ranks = p.get("ranks", 0)
     matrix = ("TESTBED_COMM_MATRIX=" +
-              comm_matrix(seed, p["log_id"], p["nodes"], p["matrix_density"])
+              comm_matrix(seed, p["log_id"], ranks or p["nodes"], p["matrix_density"])
               if p["matrix_density"] > 0 else "")
+    if ranks:
+        # GRANULARITY=core: that many one-CPU tasks in the partition that
+        # shares nodes core by core (tb-submit's cores=).
+        placement = ";".join(x for x in (placement, f"cores={ranks}") if x)
     # The job's runtime: the log's, less SC18's speed-up under isolation.
     runtime = p["runtime"] * (1 - p.get("ta_reduction", 0.0))
     return [f"{run_id}:{p['log_id']}", p["nodes"], p["limit_min"], begin,
@@ -1377,7 +1401,7 @@ def run_facts(manifest, plan):
     # prefill: read_sacct_json leaves the filling jobs (PREFILL,
     # INDIVIDUAL's occupying jobs) out of a replay of this run.
     keep = ("log_id", "offset", "runtime", "nodes", "comm", "pattern",
-            "comm_percent", "matrix_density", "prefill")
+            "comm_percent", "matrix_density", "prefill", "ranks")
     return {"run_id": manifest["run_id"], "speedup": manifest["speedup"],
             "t0": manifest["t0"], "seed": manifest.get("seed"),
             "plan": [{k: number(p[k]) for k in keep if k in p} for p in plan]}
@@ -1492,6 +1516,9 @@ def parse_args(argv):
     ap.add_argument("--workloads-dir", default=os.environ.get("WORKLOADS_DIR", ""))
     ap.add_argument("--results", default="results")
     ap.add_argument("--root", default=".")
+    ap.add_argument("--granularity", default="node", choices=("node", "core"),
+                    help="core: jobs ask for one core per rank in the partition "
+                         "cores (TreeMatch's CR_Core), with rank x rank matrices")
     ap.add_argument("--ta-speedup",
                     help="SC18's runtime model under the isolated policy")
     ap.add_argument("--clock", default="virtual",
@@ -1612,9 +1639,10 @@ def main(argv):
                                   f"{' '.join(sorted(logs.NAMED_LOGS))}, or a path")
             path, log_name = logs.resolve(args.log, args.workloads_dir)
             log = logs.read(path)
-            cluster, cluster_nodes = cluster_facts(args.root)
+            cluster, cluster_nodes, node_cores = cluster_facts(args.root)
             clock = vclock.Clock(args.clock, args.speedup, vclock.page_path(state_dir))
-            plan, too_big = make_plan(args, log, log_name, cluster_nodes, clock.speedup)
+            plan, too_big = make_plan(args, log, log_name, cluster_nodes, clock.speedup,
+                                      node_cores)
             prefill = [p for p in plan if p["prefill"]]
             run_id = new_run_id(results, log_name or "log", args.policy)
             os.makedirs(results, exist_ok=True)
@@ -1652,6 +1680,7 @@ def main(argv):
                 "limit_grid_s": limit_grid(args.limit_grid, clock.speedup),
                 "comm": args.comm, "pattern": args.pattern,
                 "ratio": args.ratio, "sparsity": args.sparsity,
+                "granularity": args.granularity,
                 "ta_speedup": args.ta_speedup,
                 "size_divisor": args.scale or logs.STUDY_SIZE_DIVISOR.get(log_name or "", 1),
                 "topology_sha256": topology_sha,

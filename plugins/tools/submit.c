@@ -18,6 +18,9 @@
  * placement constraints, empty or ';'-separated entries of
  *   nodelist=<hostlist>        exactly these nodes (sbatch --nodelist)
  *   dependency=<dependencies>  as sbatch --dependency (afterany:12:13, ...)
+ *   cores=<tasks>              that many one-CPU tasks in the partition
+ *                              cores, nodes shared core by core (the
+ *                              replay's GRANULARITY=core); <nodes> ignored
  * The replay's individual runs (INDIVIDUAL=) place their occupying jobs on
  * the same nodes in every run and chain the drawn jobs one after another.
  * stdout, one line per job, flushed: the job id, or "error: <reason>".
@@ -71,10 +74,12 @@ static int parse_u32(const char *s, uint32_t *out)
 	return 0;
 }
 
-/* -x's field: fills desc's node list and dependency; false on bad input. */
+/* -x's field: fills desc's node list, dependency and tasks; false on bad
+ * input. */
 static bool parse_extra(char *text, job_desc_msg_t *desc)
 {
 	char *save = NULL;
+	uint32_t n;
 
 	for (char *e = strtok_r(text, ";", &save); e;
 	     e = strtok_r(NULL, ";", &save)) {
@@ -82,8 +87,18 @@ static bool parse_extra(char *text, job_desc_msg_t *desc)
 			desc->req_nodes = e + 9;
 		} else if (!strncmp(e, "dependency=", 11) && e[11]) {
 			desc->dependency = e + 11;
+		} else if (!strncmp(e, "cores=", 6) && !parse_u32(e + 6, &n) &&
+			   n) {
+			/* n one-CPU tasks in the partition that shares
+			 * nodes core by core (sbatch -p cores -n n). */
+			desc->partition = "cores";
+			desc->num_tasks = desc->min_cpus = n;
+			desc->cpus_per_task = 1;
+			/* No node count, as sbatch -n alone: a range
+			 * would make Slurm spread over its maximum. */
+			desc->min_nodes = desc->max_nodes = NO_VAL;
 		} else {
-			printf("error: placement entry '%.40s': expected nodelist=<hostlist> or dependency=<dependencies>\n",
+			printf("error: placement entry '%.40s': expected nodelist=<hostlist>, dependency=<dependencies> or cores=<tasks>\n",
 			       e);
 			return false;
 		}
