@@ -217,6 +217,78 @@ print(len(big.split(';')) - 1)"
 	[ "$output" -gt 5000 ] || fail "only $output entries in a 512-node matrix"
 }
 
+@test "GRANULARITY=core plans one rank per core: the log's processors where its nodes are the cluster's, else whole nodes' cores" {
+	run python3 - "$ROOT/workloads" "$BATS_TEST_TMPDIR" <<-'PY'
+		import os, sys
+		sys.path.insert(0, sys.argv[1]); import logs, replay
+		path = os.path.join(sys.argv[2], "w.swf")
+		with open(path, "w") as f:
+		    f.write("; MaxNodes: 4\n; MaxProcs: 16\n")
+		    for k, procs in enumerate((16, 6, 8, 3)):
+		        f.write(f"{k + 1} {100 * k} 0 50 {procs} -1 -1 {procs} 100 -1 1 1 1 1 1 -1 -1 -1\n")
+		log = logs.read(path)
+		core = replay.parse_args(["--log", path, "--granularity", "core", "--sparsity", "0.5",
+		                          "--comm", "1", "--first", "1", "--prefill", "0.5"])
+		plan, _ = replay.make_plan(core, log, None, 8, 1.0, node_cores=4)
+		work = [p for p in plan if not p["prefill"]]
+		assert [p["ranks"] for p in work] == [6, 8, 3], plan
+		assert [p["nodes"] for p in work] == [2, 2, 1], plan
+		assert [p["ranks"] for p in plan if p["prefill"]] == [0], plan
+		# Nodes of another size: whole nodes' cores.
+		plan2, _ = replay.make_plan(core, log, None, 8, 1.0, node_cores=2)
+		assert [p["ranks"] for p in plan2 if not p["prefill"]] == [4, 4, 2], plan2
+		# The job asks for its ranks in the partition cores, with a rank x rank matrix.
+		f = replay.job_fields("R", 0, work[0], 0, 1.0, 0)
+		assert f[6].startswith("TESTBED_COMM_MATRIX=ranks 6;") and f[7] == "cores=6", f
+		f = replay.job_fields("R", 0, dict(work[0], nodelist="t01"), 0, 1.0, 0, placement="nodelist=t01")
+		assert f[7] == "nodelist=t01;cores=6", f
+		# Whole nodes by default: no cores=, node x node matrices.
+		node = replay.parse_args(["--log", path, "--sparsity", "0.5", "--comm", "1", "--first", "1"])
+		p0 = replay.make_plan(node, log, None, 8, 1.0, node_cores=4)[0][0]
+		f = replay.job_fields("R", 0, p0, 0, 1.0, 0)
+		assert p0["ranks"] == 0 and f[7] == "" and f[6].startswith("TESTBED_COMM_MATRIX=ranks 2;"), (p0, f)
+		# plan.tsv keeps the ranks; a plan written before them reads as 0.
+		tsv = os.path.join(sys.argv[2], "plan.tsv")
+		replay.write_plan(tsv, plan)
+		assert [p["ranks"] for p in replay.read_plan(tsv)] == [p["ranks"] for p in plan]
+		with open(tsv) as fh:
+		    rows = [line.rstrip("\n").split("\t")[:-1] for line in fh]
+		with open(tsv, "w") as fh:
+		    fh.write("".join("\t".join(r) + "\n" for r in rows))
+		assert all(p["ranks"] == 0 for p in replay.read_plan(tsv))
+		print("ok")
+	PY
+	assert_success
+	assert_output ok
+}
+
+@test "GRANULARITY=core under tm-i: every job runs on its ranks' cores in the partition cores, recorded at core level" {
+	make -s -C "$ROOT" up CLUSTER=tiny POLICY=tm-i >/dev/null
+	run make -s -C "$ROOT" replay "${REPLAY_ARGS[@]}" JOBS=12 POLICY=tm-i GRANULARITY=core COMM=1 SPARSITY=0.5
+	assert_success
+	local run
+	run=$(last_run tm-i)
+	run python3 - "$run" <<-'PY'
+		import json, sys
+		run = sys.argv[1]
+		with open(f"{run}/plan.tsv") as f:
+		    head = f.readline().rstrip("\n").split("\t")
+		    plan = {r["log_id"]: r for r in (dict(zip(head, l.rstrip("\n").split("\t"))) for l in f)}
+		jobs = json.load(open(f"{run}/sacct.json"))["jobs"]
+		assert len(jobs) == len(plan) > 0, (len(jobs), len(plan))
+		for j in jobs:
+		    p = plan[j["name"].split(":")[-1]]
+		    cpus = next(x["count"] for x in j["tres"]["allocated"] if x["type"] == "cpu")
+		    admin = j["comment"]["administrator"]
+		    assert j["partition"] == "cores" and cpus == int(p["ranks"]) > 0, (j["job_id"], cpus, p)
+		    assert "policy=tm-i;granularity=core;" in admin and "fallback=" not in admin, admin
+		    assert f";matrix_ranks={p['ranks']};" in admin or p["matrix_density"] == "0.0", admin
+		print(len(jobs))
+	PY
+	assert_success
+	make -s -C "$ROOT" up CLUSTER=tiny >/dev/null
+}
+
 @test "a log and RESULTS_DIR outside the clone, with spaces in their paths, replay as on the host" {
 	[ -n "${TESTBED_SCRATCH:-}" ] || skip "needs TESTBED_SCRATCH (run through make test)"
 	local dir="$TESTBED_SCRATCH/my logs" res="$TESTBED_SCRATCH/my results" run
