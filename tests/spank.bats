@@ -150,6 +150,14 @@ refused() {
 		fail "rank order $order: ranks 0 and 5 should share $busy"
 	[ "${r[1]}" = "${r[2]}" ] && [ "${r[2]}" = "${r[3]}" ] && [ "${r[3]}" = "${r[4]}" ] ||
 		fail "rank order $order: ranks 1 to 4 should share a node"
+	# Under default the same job gets tree's cores, ranks in blocks, and
+	# the record still has every strategy's hop-bytes on that state.
+	ctl_sh "scancel $id"
+	make -s -C "$ROOT" up CLUSTER=tiny POLICY=default >/dev/null
+	id=$(ctl_sh "sbatch --parsable -p cores -n 6 --comm-matrix=/tmp/m6.txt --wrap='sleep 300'")
+	run admin_comment "$id"
+	assert_output --partial "policy=default;granularity=core;"
+	assert_output --partial ";hop_bytes=120040;hop_bytes_default=120040;hop_bytes_tm-a=80080;hop_bytes_tm-i=80080;"
 	ctl_sh "scancel $first $id"
 	make -s -C "$ROOT" up CLUSTER=tiny POLICY=greedy >/dev/null
 }

@@ -2,7 +2,8 @@
  * Core-level TreeMatch for topology/commtree (IJHPCA 2018, Sec. 4: the
  * emulation allocated cores, CR_Core, so partly busy nodes count).
  *
- * A job takes this path when the policy is a TreeMatch strategy, its
+ * A job takes this path when the policy is a TreeMatch strategy (or
+ * default, which then records the strategies' hop-bytes beside its own), its
  * partition lets jobs share nodes (the generated hidden partition `cores`,
  * OverSubscribe=NO), it is not --exclusive, it runs one CPU per task and
  * its matrix has one rank per task (sbatch -p cores -n <ranks>). Then
@@ -50,7 +51,8 @@ extern bool commtree_core_level(topology_eval_t *te, enum tb_policy policy,
 	job_record_t *job_ptr = te->job_ptr;
 	job_details_t *d = job_ptr->details;
 
-	return _is_tm(policy) && m && job_ptr->part_ptr &&
+	return (_is_tm(policy) || policy == TB_POLICY_DEFAULT) && m &&
+	       job_ptr->part_ptr &&
 	       job_ptr->part_ptr->max_share != 0 &&
 	       !(d->whole_node & WHOLE_NODE_REQUIRED) &&
 	       !job_ptr->gres_list_req && d->num_tasks &&
@@ -242,6 +244,9 @@ extern int commtree_eval_cores(const struct commtree_model *md,
 		policy = TB_POLICY_DEFAULT;
 		goto out;
 	}
+	if (!record && (policy == TB_POLICY_TM_A ||
+			policy == TB_POLICY_DEFAULT))
+		goto out;	/* a trial placement on tree's cores */
 	if (record) {
 		hb[TB_POLICY_DEFAULT] = tb_hop_bytes_cores(md->topo, m,
 							   tree_slots);
@@ -249,15 +254,15 @@ extern int commtree_eval_cores(const struct commtree_model *md,
 			if (p != (int) policy && _is_tm((enum tb_policy) p))
 				hb[p] = _place(md, occ, m, (enum tb_policy) p,
 					       tree_slots, node_of_rank);
-	} else if (policy == TB_POLICY_TM_A) {
-		/* A trial placement: tm-a's cores are tree's. */
-		goto out;
 	}
 	/* 2. The strategy's cores, Slurm accounting them. */
-	hb[policy] = _place(md, occ, m, policy, tree_slots, chosen);
+	if (policy == TB_POLICY_DEFAULT)
+		memcpy(chosen, tree_slots, r * sizeof(int));
+	else
+		hb[policy] = _place(md, occ, m, policy, tree_slots, chosen);
 	if (isnan(hb[policy])) {
 		fallback = "policy_refused";
-	} else if (policy != TB_POLICY_TM_A) {
+	} else if (policy != TB_POLICY_TM_A && policy != TB_POLICY_DEFAULT) {
 		commtree_restore_state(te, &state);
 		_narrow(md, te, chosen, r);
 		rc = tree_eval(te);
