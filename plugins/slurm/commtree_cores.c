@@ -52,7 +52,7 @@ extern bool commtree_core_level(topology_eval_t *te, enum tb_policy policy,
 	job_details_t *d = job_ptr->details;
 
 	return (_is_tm(policy) || policy == TB_POLICY_DEFAULT) && m &&
-	       job_ptr->part_ptr &&
+	       te->avail_res_array && job_ptr->part_ptr &&
 	       job_ptr->part_ptr->max_share != 0 &&
 	       !(d->whole_node & WHOLE_NODE_REQUIRED) &&
 	       !job_ptr->gres_list_req && d->num_tasks &&
