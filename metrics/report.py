@@ -31,7 +31,7 @@ METRIC_KEYS = ["jobs", "makespan_s", "utilization", "wait_mean_s", "wait_median_
                "wait_p95_s", "turnaround_mean_s", "stretch_mean", "exec_hours",
                "node_hours", "comm_cost_total", "comm_cost_mean", "aph_mean",
                "hop_bytes_total"]
-JOB_FIELDS = ["job_id", "log_job_id", "nodes", "submit", "eligible", "start", "end",
+JOB_FIELDS = ["job_id", "log_job_id", "nodes", "cpus", "submit", "eligible", "start", "end",
               "wait_s", "run_s", "turnaround_s", "node_hours", "comm", "pattern",
               "comm_percent", "policy", "cost", "cost_default", "runtime_base_s",
               "runtime_scaled_s", "leaves", "aph", "matrix_ranks", "hop_bytes",
@@ -171,8 +171,9 @@ def job_log_id(name, run_id):
     return base[len(run_id) + 1:] if base.startswith(run_id + ":") else name
 
 
-def metrics(rows, cluster_nodes):
-    """The papers' metrics over a set of jobs."""
+def metrics(rows, cluster_nodes, cluster_cores=0):
+    """The papers' metrics over a set of jobs. cluster_cores: for a run whose
+    jobs share nodes (GRANULARITY=core), utilization counts CPUs."""
     if not rows:
         return {k: (0 if k == "jobs" else float("nan")) for k in METRIC_KEYS}
     first = min(r["eligible"] for r in rows)
@@ -187,8 +188,11 @@ def metrics(rows, cluster_nodes):
     return {
         "jobs": len(rows),
         "makespan_s": makespan,
-        "utilization": (sum(r["nodes"] * r["run_s"] for r in rows) /
-                        (cluster_nodes * makespan)) if makespan > 0 else float("nan"),
+        "utilization": (
+            (sum(r["cpus"] * r["run_s"] for r in rows) / (cluster_cores * makespan))
+            if cluster_cores else
+            (sum(r["nodes"] * r["run_s"] for r in rows) / (cluster_nodes * makespan))
+        ) if makespan > 0 else float("nan"),
         "wait_mean_s": statistics.fmean(waits),
         "wait_median_s": statistics.median(waits),
         "wait_p95_s": percentile(waits, 0.95),
@@ -429,6 +433,12 @@ def mark_late_launches(rows, run_dir):
     return n
 
 
+def topology_cores(path):
+    """All cores of a topology.json."""
+    with open(path, encoding="utf-8") as f:
+        return sum(int(n.get("cores", 1)) for n in json.load(f)["nodes"])
+
+
 def report(run_dir, aph_tool, topology, isolation_tool=None):
     manifest, sacct, planned = load_run(run_dir)
     aph = compute_aph(None, sacct, aph_tool, topology)
@@ -443,10 +453,11 @@ def report(run_dir, aph_tool, topology, isolation_tool=None):
     # Nor are the jobs that filled the machine before the window (PREFILL).
     workload = mark_prefill(all_rows, prefill_ids(run_dir))
     rows = [r for r in workload if not r["fault"]]
-    m = metrics(rows, cluster_nodes)
+    cores = topology_cores(topology) if manifest.get("granularity") == "core" else 0
+    m = metrics(rows, cluster_nodes, cores)
     m["prefill_jobs"] = len(all_rows) - len(workload)
-    m["comm"] = metrics([r for r in rows if r["comm"]], cluster_nodes)
-    m["compute"] = metrics([r for r in rows if not r["comm"]], cluster_nodes)
+    m["comm"] = metrics([r for r in rows if r["comm"]], cluster_nodes, cores)
+    m["compute"] = metrics([r for r in rows if not r["comm"]], cluster_nodes, cores)
     m["individual_runs_improvement_percent"] = individual_runs(rows)
     m["fault_jobs"] = len(workload) - len(rows)
     m["fault_events"] = len(deaths)

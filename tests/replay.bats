@@ -282,7 +282,7 @@ print(len(big.split(';')) - 1)"
 		    admin = j["comment"]["administrator"]
 		    assert j["partition"] == "cores" and cpus == int(p["ranks"]) > 0, (j["job_id"], cpus, p)
 		    assert "policy=tm-i;granularity=core;" in admin and "fallback=" not in admin, admin
-		    assert f";matrix_ranks={p['ranks']};" in admin or p["matrix_density"] == "0.0", admin
+		    assert f";matrix_ranks={p['ranks']};hop_bytes=" in admin, admin
 		print(len(jobs))
 	PY
 	assert_success

@@ -44,6 +44,19 @@ near() { awk -v a="$1" -v b="$2" 'BEGIN {d = a - b; exit !(d < 1e-6 && d > -1e-6
 	near "$(metric .compute.wait_mean_s)" 30
 }
 
+@test "at GRANULARITY=core utilization counts the jobs' CPUs over all cores" {
+	# a, b, c hold 6, 3, 5 CPUs for 100, 100, 20 log s: 1,000 CPU-s over
+	# tiny's 128 cores x 150 s.
+	jq '.granularity = "core"' "$RUN_DIR/manifest.json" >"$RUN_DIR/m" && mv "$RUN_DIR/m" "$RUN_DIR/manifest.json"
+	jq '.jobs |= [.[] | .tres.allocated = [{"type": "cpu", "count": ({"1": 6, "2": 3, "3": 5}[(.job_id | tostring)])}]]' \
+		"$RUN_DIR/sacct.json" >"$RUN_DIR/s" && mv "$RUN_DIR/s" "$RUN_DIR/sacct.json"
+	run report
+	assert_success
+	near "$(metric .utilization)" 0.0520833333
+	run grep -c '^2,b,4,3,' "$RUN_DIR/jobs.csv"
+	assert_output 1
+}
+
 @test "individual runs (Table 4) from the recorded costs" {
 	report
 	near "$(metric '.individual_runs_improvement_percent.all.default')" 0
@@ -55,10 +68,10 @@ near() { awk -v a="$1" -v b="$2" 'BEGIN {d = a - b; exit !(d < 1e-6 && d > -1e-6
 @test "jobs.csv, summary.md and non-empty plots are written" {
 	report
 	assert_equal "$(head -1 "$RUN_DIR/jobs.csv")" \
-		"job_id,log_job_id,nodes,submit,eligible,start,end,wait_s,run_s,turnaround_s,node_hours,comm,pattern,comm_percent,policy,cost,cost_default,runtime_base_s,runtime_scaled_s,leaves,aph,matrix_ranks,hop_bytes,hop_bytes_default,fallback,fault,rerun_of,prefill"
+		"job_id,log_job_id,nodes,cpus,submit,eligible,start,end,wait_s,run_s,turnaround_s,node_hours,comm,pattern,comm_percent,policy,cost,cost_default,runtime_base_s,runtime_scaled_s,leaves,aph,matrix_ranks,hop_bytes,hop_bytes_default,fallback,fault,rerun_of,prefill"
 	assert_equal "$(($(wc -l <"$RUN_DIR/jobs.csv") - 1))" 3
 	# Job b: eligible at log time 20, waited 30, ran on 2 leaves.
-	run grep '^2,b,4,20,20,50,150,30,100,130,0.1111111111,0,rd,10,greedy,2,2,100,100,2,4.666666667,,,,,,,0$' "$RUN_DIR/jobs.csv"
+	run grep '^2,b,4,0,20,20,50,150,30,100,130,0.1111111111,0,rd,10,greedy,2,2,100,100,2,4.666666667,,,,,,,0$' "$RUN_DIR/jobs.csv"
 	assert_success
 	grep -q '| utilization | 0.700 |' "$RUN_DIR/summary.md"
 	local p

@@ -150,6 +150,15 @@ refused() {
 		fail "rank order $order: ranks 0 and 5 should share $busy"
 	[ "${r[1]}" = "${r[2]}" ] && [ "${r[2]}" = "${r[3]}" ] && [ "${r[3]}" = "${r[4]}" ] ||
 		fail "rank order $order: ranks 1 to 4 should share a node"
+	# With a node count (-N) TreeMatch does not choose how many nodes the
+	# ranks take: tree places the job, and the record says why.
+	ctl_sh "scancel $id"
+	id=$(ctl_sh "sbatch --parsable -p cores -N 2 -n 6 --comm-matrix=/tmp/m6.txt --wrap='sleep 300'")
+	run admin_comment "$id"
+	assert_output --partial "policy=default;"
+	assert_output --partial ";fallback=shared_nodes"
+	wait_for 30 bash -c "make -s -C '$ROOT' exec CMD='squeue -h -j $id -t R' | grep -q ." ||
+		fail "the -N 2 -n 6 job did not start"
 	# Under default the same job gets tree's cores, ranks in blocks, and
 	# the record still has every strategy's hop-bytes on that state.
 	ctl_sh "scancel $id"

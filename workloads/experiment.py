@@ -1495,12 +1495,6 @@ def treematch_run(d, runs, log, label, policy):
     return r
 
 
-def run_cores(r):
-    """The cores of the run's machine (its own copy of topology.json)."""
-    with open(os.path.join(r.dir, "topology.json"), encoding="utf-8") as f:
-        return sum(int(n.get("cores", 1)) for n in json.load(f)["nodes"])
-
-
 def treematch_stats(r, base):
     """One run's figures over its workload (the prefill left out), as the
     paper defines them (Sec. 4.1): makespan, first submission to last end;
@@ -1513,13 +1507,9 @@ def treematch_stats(r, base):
     for jobs with a matrix."""
     m, rows = r.metrics, r.rows
     nan = float("nan")
-    util = 100 * m["utilization"] if rows else nan
-    if r.manifest.get("granularity") == "core" and rows and m["makespan_s"] > 0:
-        # Jobs share nodes: CPU-time over all cores (the paper counts CPUs).
-        util = 100 * (sum(x.get("cpus", 0) * x["run_s"] for x in rows) /
-                      (run_cores(r) * m["makespan_s"]))
+    # At GRANULARITY=core report.py's utilization counts CPUs, as the paper.
     st = {"jobs": len(rows), "makespan_s": m["makespan_s"],
-          "utilization_pct": util,
+          "utilization_pct": 100 * m["utilization"] if rows else nan,
           "flowtime_mean_s": m["turnaround_mean_s"],
           "runtime_mean_s": statistics.fmean(x["run_s"] for x in rows) if rows else nan,
           "stretch_mean": m["stretch_mean"]}

@@ -58,7 +58,10 @@ extern bool commtree_core_level(topology_eval_t *te, enum tb_policy policy,
 	       !job_ptr->gres_list_req && d->num_tasks &&
 	       d->num_tasks != NO_VAL && (int) d->num_tasks == m->ranks &&
 	       (d->cpus_per_task == NO_VAL16 || d->cpus_per_task <= 1) &&
-	       !d->ntasks_per_node && !d->overcommit;
+	       !d->ntasks_per_node && !d->overcommit &&
+	       /* No node count (-N): tree would add nodes past the ranks,
+		* and TreeMatch chooses how many nodes the ranks take. */
+	       te->min_nodes <= 1 && te->req_nodes <= 1;
 }
 
 /* Free cores per model node: what Slurm lets this job use there. A node
@@ -87,8 +90,8 @@ static bool _tree_slots(const struct commtree_model *md, topology_eval_t *te,
 {
 	int n = 0;
 
-	for (int i = 0; n < ranks && (i = bit_ffs_from_bit(te->node_map, i)) >= 0;
-	     i++) {
+	for (int i = 0;
+	     n < ranks && (i = bit_ffs_from_bit(te->node_map, i)) >= 0; i++) {
 		int k = i < md->topo_of_count ? md->topo_of[i] : -1;
 		int c = te->avail_res_array && te->avail_res_array[i] ?
 			te->avail_res_array[i]->avail_cpus : 0;
@@ -168,10 +171,12 @@ static void _record(const struct commtree_model *md, job_record_t *job_ptr,
 		    const int *node_of_rank, const char *fallback)
 {
 	char *text = NULL, *order = NULL, val[64];
-	double scaled = tb_treematch_runtime(prof->runtime,
-					     prof->comm_fraction,
-					     hb[policy],
-					     hb[TB_POLICY_DEFAULT]);
+	/* As at node level: a compute-intensive job keeps its runtime. */
+	double scaled = prof->comm ?
+			tb_treematch_runtime(prof->runtime,
+					     prof->comm_fraction, hb[policy],
+					     hb[TB_POLICY_DEFAULT]) :
+			prof->runtime;
 
 	xstrfmtcat(text, "policy=%s;granularity=core;comm=%d;pattern=%s;comm_percent=%g",
 		   tb_policy_name(policy), prof->comm,
@@ -193,8 +198,7 @@ static void _record(const struct commtree_model *md, job_record_t *job_ptr,
 	for (int k = 0; k < m->ranks; k++)
 		xstrfmtcat(order, "%s%s", k ? "," : "",
 			   md->topo->nodes[node_of_rank[k]].name);
-	commtree_env_set(job_ptr, "TESTBED_POLICY",
-			 (char *) tb_policy_name(policy));
+	commtree_env_set(job_ptr, "TESTBED_POLICY", tb_policy_name(policy));
 	commtree_env_set(job_ptr, "TESTBED_GRANULARITY", "core");
 	if (prof->runtime > 0) {
 		snprintf(val, sizeof(val), "%.3f", scaled);
@@ -227,6 +231,8 @@ extern int commtree_eval_cores(const struct commtree_model *md,
 		occ->free_cores = malloc(md->topo->n_nodes * sizeof(int));
 	if (!occ->free_cores || !commtree_save_state(te, &state)) {
 		/* No model of the cores: tree's choice, unrecorded. */
+		debug("topology/commtree: %pJ: no core model (%s); topology/tree's choice",
+		      job_ptr, occ->free_cores ? "GRES" : "no memory");
 		xfree(tree_slots);
 		xfree(node_of_rank);
 		xfree(chosen);
@@ -240,8 +246,8 @@ extern int commtree_eval_cores(const struct commtree_model *md,
 		/* Tree cannot place the job now (or placed it outside the
 		 * model): that answer stands, under every strategy. */
 		if (rc == SLURM_SUCCESS)
-			fallback = "outside_model";
-		policy = TB_POLICY_DEFAULT;
+			debug("topology/commtree: %pJ: tree's cores are outside the model or fewer than the ranks; unrecorded",
+			      job_ptr);
 		goto out;
 	}
 	if (!record && (policy == TB_POLICY_TM_A ||

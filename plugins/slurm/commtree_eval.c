@@ -386,8 +386,12 @@ static bool _test_only(topology_eval_t *te)
 		avail_res_t *r = te->avail_res_array ?
 				 te->avail_res_array[i] : NULL;
 
+		node_record_t *node = node_record_table_ptr[i];
+
+		/* A completing node's cores may be free already. */
 		if (!bit_test(idle_node_bitmap, i) && r &&
-		    r->max_cpus >= node_record_table_ptr[i]->cpus)
+		    !IS_NODE_COMPLETING(node) &&
+		    r->max_cpus >= node->cpus - node->core_spec_cnt * node->tpc)
 			return true;
 	}
 	return false;
@@ -502,6 +506,15 @@ extern int commtree_eval(topology_eval_t *topo_eval,
 		tb_occupancy_free(occ);
 		return rc;
 	}
+	/*
+	 * A job that may share nodes and took no core-level path: the
+	 * node-level policies would take a partly busy node for a free one.
+	 * Tree places it, and the record says why.
+	 */
+	if (!fallback && policy != TB_POLICY_DEFAULT && job_ptr->part_ptr &&
+	    job_ptr->part_ptr->max_share &&
+	    !(job_ptr->details->whole_node & WHOLE_NODE_REQUIRED))
+		fallback = "shared_nodes";
 	job = (struct tb_job) {
 		.nodes = nodes,
 		.comm = prof.comm,

@@ -31,6 +31,8 @@ extern bool commtree_job_comm(job_record_t *job_ptr);
 struct eval_state {
 	bitstr_t *node_map;
 	uint16_t avail_cpus;
+	uint32_t max_nodes;	/* tree's eval counts it down per node */
+	bool gres_per_job;
 	int n;			/* nodes saved */
 	int *index;
 	bitstr_t **core;
@@ -46,8 +48,8 @@ extern void commtree_free_state(struct eval_state *st);
 /* The model the glue keeps: the topology and both index maps. */
 struct commtree_model {
 	const struct tb_topology *topo;
-	const int *slurm_of;	/* topology node -> Slurm node index, or -1 */
-	const int *topo_of;	/* Slurm node index -> topology node, or -1 */
+	const int *slurm_of;	/* topology node -> Slurm node, or -1 */
+	const int *topo_of;	/* Slurm node -> topology node, or -1 */
 	int topo_of_count;
 };
 

@@ -19,6 +19,8 @@ extern bool commtree_save_state(topology_eval_t *te, struct eval_state *st)
 			return false;
 	st->node_map = bit_copy(te->node_map);
 	st->avail_cpus = te->avail_cpus;
+	st->max_nodes = te->max_nodes;
+	st->gres_per_job = te->gres_per_job;
 	st->index = xcalloc(nodes ? nodes : 1, sizeof(int));
 	st->core = xcalloc(nodes ? nodes : 1, sizeof(bitstr_t *));
 	st->res = xcalloc(nodes ? nodes : 1, sizeof(avail_res_t));
@@ -49,6 +51,8 @@ extern void commtree_restore_state(topology_eval_t *te,
 {
 	bit_copybits(te->node_map, st->node_map);
 	te->avail_cpus = st->avail_cpus;
+	te->max_nodes = st->max_nodes;
+	te->gres_per_job = st->gres_per_job;
 	for (int k = 0; k < st->n; k++) {
 		int i = st->index[k];
 		avail_res_t *r = te->avail_res_array ?

@@ -90,6 +90,7 @@ static void tree_try(struct machine *m)
 	bit_clear_all(m->te.node_map);
 	bit_set(m->te.node_map, 6);
 	m->te.avail_cpus = 4;
+	m->te.max_nodes -= 1;
 	for (int i = 0; i < NODES; i++) {
 		bit_clear_all(m->core[i]);
 		bit_set(m->core[i], 0);
@@ -130,6 +131,8 @@ static void test_restore_gives_back_the_first_state(void)
 
 	CHECK(bit_equal(m.te.node_map, first.te.node_map),
 	      "node_map not restored");
+	CHECK(m.te.max_nodes == first.te.max_nodes,
+	      "max_nodes %u, first %u", m.te.max_nodes, first.te.max_nodes);
 	CHECK(m.te.avail_cpus == first.te.avail_cpus,
 	      "avail_cpus %u, first %u", m.te.avail_cpus,
 	      first.te.avail_cpus);
