@@ -13,7 +13,7 @@ SERVICE ?=
 export CLUSTER POLICY OPTIONS FRONTENDS EMULATORS SERVICE WORKLOADS_DIR TOPOLOGIES_DIR READY_TIMEOUT BENCH
 export DRY_RUN
 export ALLOW_BUSY AUTO_RECOVER RERUN_FAULTED TA_SPEEDUP LOG SPEEDUP JOBS FIRST SEED COMM PATTERN RATIO SPARSITY GRANULARITY SCALE RUNTIME_FACTOR PREFILL INDIVIDUAL OCCUPY STRICT RESUME LEAD LIMIT_GRID RESULTS_DIR LOGS FROM FORCE
-export EXP PARALLEL POLICIES PATTERNS BASELINE LOADS TA_SPEEDUPS RATIOS CLOCK IDLE_JUMPS LAUNCH_GUARD
+export EXP PARALLEL POLICIES PATTERNS BASELINE LOADS TA_SPEEDUPS RATIOS CLOCK IDLE_JUMPS LAUNCH_GUARD FULL
 # CMD goes to the script untouched: no make expansion of $, no shell
 # re-quoting, so quotes and $(...) reach the container as typed.
 TESTBED_CMD := $(value CMD)
@@ -100,6 +100,8 @@ help: ## list targets and parameters
 	@echo "                    definition's) BASELINE= CLOCK= override the"
 	@echo "                    definition; sc18 kinds also LOADS='1 2' TA_SPEEDUPS='none v1',"
 	@echo "                    treematch kinds RATIOS='1/3 1/2'; OPTIONS= for every run's make up"
+	@echo "  FULL=1            the whole definition, not the part its select lines pick for a"
+	@echo "                    plain run (sc18-cab: Curie x1, TO TA V1 V2, under an hour)"
 	@echo "  PARALLEL=<n>      replays at once (default: the definition's, else 4)"
 	@echo "  RESUME=<exp-id>   continue an interrupted experiment"
 

@@ -75,7 +75,7 @@ csv_has() { grep -qxF "$1" "$OUT/table.csv" || fail "table.csv lacks: $1 ($(cat 
 	assert_failure
 	assert_output "error: LOGS=curie theta: expected some of the definition's logs: curie lublin"
 	run python3 "$ROOT/workloads/experiment.py" plan sc18-cab --id y \
-		--out "$BATS_TEST_TMPDIR/y" --set LOGS=curie --set LOADS=1
+		--out "$BATS_TEST_TMPDIR/y" --set LOGS=curie --set LOADS=1 --set FULL=1
 	assert_success
 	assert_equal "$(cut -f3 "$BATS_TEST_TMPDIR/y/runs.tsv" | sort -u)" curie
 	assert_equal "$(wc -l <"$BATS_TEST_TMPDIR/y/runs.tsv")" 7
@@ -187,21 +187,37 @@ has() { grep -qxF -- "$2" "$1" || fail "$(basename "$1") lacks: $2"; }
 
 @test "sc18 plan: per log and load one TO run and one TA run per speed-up, SCALE / load, CLOCK passed on" {
 	local dir=$BATS_TEST_TMPDIR/sc18
-	run python3 "$ROOT/workloads/experiment.py" plan sc18-cab --id t --out "$dir"
+	# A plain run: the definition's select lines, Table I's four setups on
+	# Curie at x1, and the table says so.
+	run python3 "$ROOT/workloads/experiment.py" plan sc18-cab --id s --out "$BATS_TEST_TMPDIR/s"
+	assert_success
+	assert_output "experiment s: 4 replays"
+	assert_equal "$(cut -f3,6 "$BATS_TEST_TMPDIR/s/runs.tsv" | sort | uniq -c | tr -s ' ' | tr '\n' ';')" \
+		" 1 curie	firstfit; 3 curie	isolated;"
+	has "$BATS_TEST_TMPDIR/s/runs.tsv" "$(printf '4\ts-4\tcurie\tcab\tmix\tisolated\tCLOCK=virtual COMM=0 FIRST=0 JOBS=500 SCALE=3.888889 SEED=0 SPEEDUP=100 TA_SPEEDUP=v2')"
+	jq -e '.overrides | index("TA_SPEEDUPS=none v1 v2: the definition'"'"'s selection for a plain run (FULL=1 runs all: none 5 10 20 v1 v2)") != null' \
+		"$BATS_TEST_TMPDIR/s/experiment.json" >/dev/null || fail "the selection is not recorded: $(jq -c .overrides "$BATS_TEST_TMPDIR/s/experiment.json")"
+	# A named part replaces that part of the selection only.
+	run python3 "$ROOT/workloads/experiment.py" plan sc18-cab --id v --out "$BATS_TEST_TMPDIR/v" --set LOGS=lublin
+	assert_output "experiment v: 4 replays"
+	run python3 "$ROOT/workloads/experiment.py" plan sc18-cab --id w --out "$BATS_TEST_TMPDIR/w" --set FULL=yes
+	assert_failure
+	assert_output "error: FULL=yes: expected 1 (the whole definition, not its select lines) or 0"
+	run python3 "$ROOT/workloads/experiment.py" plan sc18-cab --id t --out "$dir" --set FULL=1
 	assert_success
 	assert_output "experiment t: 42 replays"
 	# 2 logs x 3 loads x (TO + TA without and with 5, 10, 20 %, V1, V2).
 	assert_equal "$(cut -f6 "$dir/runs.tsv" | sort | uniq -c | tr -s ' ' | tr '\n' ';')" \
 		" 6 firstfit; 36 isolated;"
-	has "$dir/runs.tsv" "$(printf '1\tt-1\tcurie\tcab\tmix\tfirstfit\tCLOCK=virtual COMM=0 FIRST=0 JOBS=500 SCALE=3.888889 SEED=0 SPEEDUP=1000')"
-	has "$dir/runs.tsv" "$(printf '14\tt-14\tcurie\tcab\tmix\tisolated\tCLOCK=virtual COMM=0 FIRST=0 JOBS=500 SCALE=1.9444445 SEED=0 SPEEDUP=1000 TA_SPEEDUP=v2')"
-	has "$dir/runs.tsv" "$(printf '40\tt-40\tlublin\tcab\tmix\tisolated\tCLOCK=virtual COMM=0 FIRST=0 JOBS=150 SCALE=0.06584366666666668 SEED=0 SPEEDUP=1000 TA_SPEEDUP=20')"
+	has "$dir/runs.tsv" "$(printf '1\tt-1\tcurie\tcab\tmix\tfirstfit\tCLOCK=virtual COMM=0 FIRST=0 JOBS=500 SCALE=3.888889 SEED=0 SPEEDUP=100')"
+	has "$dir/runs.tsv" "$(printf '14\tt-14\tcurie\tcab\tmix\tisolated\tCLOCK=virtual COMM=0 FIRST=0 JOBS=500 SCALE=1.9444445 SEED=0 SPEEDUP=100 TA_SPEEDUP=v2')"
+	has "$dir/runs.tsv" "$(printf '40\tt-40\tlublin\tcab\tmix\tisolated\tCLOCK=virtual COMM=0 FIRST=0 JOBS=150 SCALE=0.06584366666666668 SEED=0 SPEEDUP=100 TA_SPEEDUP=20')"
 	# The load and the speed-ups can be narrowed from the command line.
 	run python3 "$ROOT/workloads/experiment.py" plan sc18-cab --id u --out "$BATS_TEST_TMPDIR/u" \
-		--set LOADS=2 --set TA_SPEEDUPS="none v1" --set CLOCK=scaled
+		--set LOADS=2 --set TA_SPEEDUPS="none v1" --set CLOCK=scaled --set FULL=1
 	assert_success
 	assert_output "experiment u: 6 replays"
-	has "$BATS_TEST_TMPDIR/u/runs.tsv" "$(printf '6\tu-6\tlublin\tcab\tmix\tisolated\tCLOCK=scaled COMM=0 FIRST=0 JOBS=150 SCALE=0.0987655 SEED=0 SPEEDUP=1000 TA_SPEEDUP=v1')"
+	has "$BATS_TEST_TMPDIR/u/runs.tsv" "$(printf '6\tu-6\tlublin\tcab\tmix\tisolated\tCLOCK=scaled COMM=0 FIRST=0 JOBS=150 SCALE=0.0987655 SEED=0 SPEEDUP=100 TA_SPEEDUP=v1')"
 }
 
 @test "sc18 table: the paper's per-minute utilization, makespan, waits by size, against TO" {
@@ -418,8 +434,8 @@ tm_table() {
 	assert_output "experiment t: 25 replays"
 	assert_equal "$(cut -f6 "$dir/runs.tsv" | sort | uniq -c | tr -s ' ' | tr '\n' ';')" \
 		" 1 default; 6 tm-a; 6 tm-i; 6 tm-sub; 6 tm-sub3;"
-	has "$dir/runs.tsv" "$(printf '1\tt-1\tcurie\tcurie\tmix\tdefault\tCLOCK=virtual COMM=1 FIRST=2980 JOBS=60 OPTIONS=denominator=default PREFILL=1 RATIO=0.3333333333333333 RUNTIME_FACTOR=0.5 SCALE=1 SEED=0 SPARSITY=0.9 SPEEDUP=100')"
-	has "$dir/runs.tsv" "$(printf '8\tt-8\tcurie\tcurie\tmix\ttm-i\tCLOCK=virtual COMM=1 FIRST=2980 JOBS=60 OPTIONS=denominator=default PREFILL=1 RATIO=0.5 RUNTIME_FACTOR=0.5 SCALE=1 SEED=0 SPARSITY=0.9 SPEEDUP=100')"
+	has "$dir/runs.tsv" "$(printf '1\tt-1\tcurie\tcurie\tmix\tdefault\tCLOCK=virtual COMM=1 FIRST=2980 GRANULARITY=core JOBS=60 OPTIONS=denominator=default PREFILL=1 RATIO=0.3333333333333333 RUNTIME_FACTOR=0.5 SCALE=1 SEED=0 SPARSITY=0.9 SPEEDUP=100')"
+	has "$dir/runs.tsv" "$(printf '8\tt-8\tcurie\tcurie\tmix\ttm-i\tCLOCK=virtual COMM=1 FIRST=2980 GRANULARITY=core JOBS=60 OPTIONS=denominator=default PREFILL=1 RATIO=0.5 RUNTIME_FACTOR=0.5 SCALE=1 SEED=0 SPARSITY=0.9 SPEEDUP=100')"
 	# Table 2's ratios alone; without denominator=default SLURM's runtimes
 	# depend on the ratio (Eq. 7 against default1905), so it runs per ratio.
 	run python3 "$ROOT/workloads/experiment.py" plan treematch-curie --id u --out "$BATS_TEST_TMPDIR/u" \

@@ -136,6 +136,9 @@ class Definition:
         self.params = {}         # (name, log or "") -> value
         self.notes = []
         self.overrides = []      # "K=V given on the command line (...)"
+        # select.<K> = V: what a plain `make experiment` runs of a larger
+        # definition, unless the command line names K or gives FULL=1.
+        self.select = {}
         self.paper = {}          # (metric, log, pattern, policy) -> number
         self.paper_text = {}     # the same keys -> the number as written
 
@@ -222,6 +225,11 @@ def parse_definition(path):
             d.params[(base, log)] = check_number(base, value, where)
         elif base == "cluster":
             d.cluster[log] = value
+        elif base == "select":
+            if log not in LIST_OVERRIDES and log not in PARAMS and log != "LOGS":
+                raise ExperimentError(f"{where}'{key}': select takes LOGS, LOADS, "
+                                      "TA_SPEEDUPS, RATIOS, POLICIES, PATTERNS or a parameter")
+            d.select[log] = value
         elif log:
             raise ExperimentError(f"{where}'{key}': only cluster and UPPERCASE "
                                   "parameters take a .<log> suffix")
@@ -376,10 +384,20 @@ def list_names(directory):
     return sorted(f[:-4] for f in os.listdir(directory) if f.endswith(".exp"))
 
 
-def apply_overrides(d, sets):
+def apply_overrides(d, sets, select=True):
     """K=V from the command line replace the definition's values; each one
-    is recorded, so that the table says what differs from the definition."""
-    for kv in sets:
+    is recorded, so that the table says what differs from the definition.
+    The definition's select.<K> lines apply first, for every K the command
+    line does not name, unless it gives FULL=1 (the whole definition) or
+    select is false (a table of runs the caller chose)."""
+    given = {kv.partition("=")[0] for kv in sets}
+    full = [kv.partition("=")[2] for kv in sets if kv.partition("=")[0] == "FULL"]
+    if full and full[-1] not in ("0", "1"):
+        raise ExperimentError(f"FULL={full[-1]}: expected 1 (the whole definition, "
+                              "not its select lines) or 0")
+    chosen = [] if (full and full[-1] == "1") or not select else [
+        f"{k}={v}" for k, v in d.select.items() if k not in given]
+    for kv in chosen + [kv for kv in sets if kv.partition("=")[0] != "FULL"]:
         key, sep, value = kv.partition("=")
         if not sep:
             raise ExperimentError(f"--set {kv}: expected K=V")
@@ -414,7 +432,11 @@ def apply_overrides(d, sets):
             raise ExperimentError(f"{key}={value}: an experiment takes CLUSTER, POLICIES, "
                                   f"PATTERNS, BASELINE, LOGS, LOADS, TA_SPEEDUPS, RATIOS and "
                                   f"{' '.join(PARAMS)}")
-        d.overrides.append(f"{key}={value} given on the command line (definition: {old})")
+        if kv in chosen:
+            d.overrides.append(f"{key}={value}: the definition's selection for a plain run "
+                               f"(FULL=1 runs all: {old})")
+        else:
+            d.overrides.append(f"{key}={value} given on the command line (definition: {old})")
     validate(d, "")
 
 
@@ -1693,7 +1715,7 @@ def main(argv):
             if not args.out:
                 raise ExperimentError("table --def needs --out <dir>")
             d = find_definition(args.definition, args.dir)
-            apply_overrides(d, args.set)
+            apply_overrides(d, args.set, select=False)
             build_table(d, args.paths, args.out, plots=args.plots)
             print(f"table: {len(args.paths)} runs -> {args.out}/table.md")
         else:
