@@ -101,7 +101,7 @@ help: ## list targets and parameters
 	@echo "                    definition; sc18 kinds also LOADS='1 2' TA_SPEEDUPS='none v1',"
 	@echo "                    treematch kinds RATIOS='1/3 1/2'; OPTIONS= for every run's make up"
 	@echo "  FULL=1            the whole definition, not the part its select lines pick for a"
-	@echo "                    plain run (sc18-cab: Curie x1, TO TA V1 V2, under an hour)"
+	@echo "                    plain run (sc18-cab: Curie x1, TO TA V1 V2, 43 min)"
 	@echo "  PARALLEL=<n>      replays at once (default: the definition's, else 4)"
 	@echo "  RESUME=<exp-id>   continue an interrupted experiment"
 
