@@ -385,7 +385,6 @@ static bool _test_only(topology_eval_t *te)
 	for (int i = 0; (i = bit_ffs_from_bit(te->node_map, i)) >= 0; i++) {
 		avail_res_t *r = te->avail_res_array ?
 				 te->avail_res_array[i] : NULL;
-
 		node_record_t *node = node_record_table_ptr[i];
 
 		/* A completing node's cores may be free already. */
