@@ -23,6 +23,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:0] = [os.path.join(HERE, "..", "workloads"),
                 os.path.join(HERE, "..", "emulated-clusters")]
+import eq7  # noqa: E402
 import faults  # noqa: E402
 from generate import expand_hostlist  # noqa: E402
 from logs import admin_fields  # noqa: E402
@@ -35,7 +36,8 @@ JOB_FIELDS = ["job_id", "log_job_id", "nodes", "cpus", "submit", "eligible", "st
               "wait_s", "run_s", "turnaround_s", "node_hours", "comm", "pattern",
               "comm_percent", "policy", "cost", "cost_default", "runtime_base_s",
               "runtime_scaled_s", "leaves", "aph", "matrix_ranks", "hop_bytes",
-              "hop_bytes_default", "fallback", "fault", "rerun_of", "prefill"]
+              "hop_bytes_default", "fallback", "fault", "rerun_of", "prefill",
+              "runtime_fallback"]
 # Baselines make compare measures against, first found first.
 BASELINES = ("default1905", "default", "firstfit")
 # The policy library's registry (plugins/lib/policy.c), in its order;
@@ -144,7 +146,10 @@ def job_rows(manifest, sacct, aph, deaths=()):
             # Eq. 7's Cost_Default: the record names it (default1905, the
             # paper's baseline); records before it was named used default.
             "denominator": a.get("denominator", "default"),
-            "cost_by_policy": {p: fnum(a.get("cost_" + p)) for p in POLICIES},
+            # Every cost the record holds, by policy name (cost_default is
+            # the default policy's): Eq. 7's numerators and denominator.
+            "cost_by_policy": {k[len("cost_"):]: fnum(v) for k, v in a.items()
+                               if k.startswith("cost_")},
             "runtime_base_s": fnum(a.get("runtime_base")),
             "runtime_scaled_s": fnum(a.get("runtime_scaled")),
             "leaves": leaves, "aph": pairwise,
@@ -156,6 +161,9 @@ def job_rows(manifest, sacct, aph, deaths=()):
             # controller that lost its topology, or not running commtree).
             "recorded": "policy" in a,
             "fallback": a.get("fallback", ""),
+            # The plugin had a cost missing and ran the log's runtime
+            # (no_cost, no_denominator): not a modelled runtime.
+            "runtime_fallback": a.get("runtime_fallback", ""),
             "fault": faults.job_fault(j, deaths),
             "attempt": attempt,
             "rerun_of": attempts[log_id][max(before)] if before else "",
@@ -211,26 +219,17 @@ def metrics(rows, cluster_nodes, cluster_cores=0):
 
 def individual_runs(rows):
     """The study's Table 4 from one replay: each job's runtime had each
-    policy placed it on the same cluster state (Eq. 7), against the
-    record's denominator (default1905). A compute-intensive job keeps its
-    runtime (P:275)."""
-    out = {}
+    policy placed it on the same cluster state (Eq. 7, eq7.py), against
+    the log's runtimes, that is the record's denominator (default1905).
+    Returns ({subset: {policy: %}}, {subset: {policy: left-out job ids}}):
+    a job whose cost a policy lacks is left out of that policy's figure
+    and named, never counted as no change."""
+    out, left = {}, {}
     for subset, sel in (("all", rows), ("comm", [r for r in rows if r["comm"]])):
-        base = sum(r["runtime_base_s"] for r in sel if r["runtime_base_s"] > 0)
-        out[subset] = {}
-        for p in POLICIES:
-            total = 0.0
-            for r in sel:
-                b, f = r["runtime_base_s"], r["comm_percent"] / 100
-                cd = r["cost_by_policy"].get(r["denominator"], r["cost_default"])
-                cp = r["cost_by_policy"][p]
-                if (b <= 0 or not r["comm"] or math.isnan(cp) or
-                        math.isnan(cd)):
-                    total += max(b, 0)
-                    continue
-                total += b * (1 - f) + b * f * (cp / cd if cd > 0 else 1)
-            out[subset][p] = (100 * (base - total) / base) if base > 0 else float("nan")
-    return out
+        out[subset], gone = eq7.changes(sel, POLICIES)
+        if gone:
+            left[subset] = gone
+    return out, left
 
 
 def clean(value):
@@ -458,7 +457,14 @@ def report(run_dir, aph_tool, topology, isolation_tool=None):
     m["prefill_jobs"] = len(all_rows) - len(workload)
     m["comm"] = metrics([r for r in rows if r["comm"]], cluster_nodes, cores)
     m["compute"] = metrics([r for r in rows if not r["comm"]], cluster_nodes, cores)
-    m["individual_runs_improvement_percent"] = individual_runs(rows)
+    m["individual_runs_improvement_percent"], left = individual_runs(rows)
+    m["individual_runs_left_out"] = left
+    # Jobs the plugin ran for their log runtime for lack of a cost: named,
+    # since a figure over them is not Eq. 7's.
+    fell_back = [r["log_job_id"] for r in rows if r["runtime_fallback"]]
+    m["runtime_fallback_jobs"] = len(fell_back)
+    if fell_back:
+        m["runtime_fallback_ids"] = fell_back
     m["fault_jobs"] = len(workload) - len(rows)
     m["fault_events"] = len(deaths)
     m["requeued_jobs"] = sum(1 for r in all_rows if r["fault"] == "requeued")
@@ -665,10 +671,19 @@ def summary_md(manifest, m, plots, missing):
                    f"{fmt(m['compute'][k], digits)} |")
     ir = m["individual_runs_improvement_percent"]
     out += ["", "Individual runs (the study's Table 4): % less execution time than "
-            "`default` had each job been placed by each policy on the same cluster state.",
+            "the log's runtimes (the record's Eq. 7 denominator) had each job been "
+            "placed by each policy on the same cluster state.",
             "", "| jobs | " + " | ".join(POLICIES) + " |", "|---|" + "---|" * len(POLICIES)]
     for subset in ("all", "comm"):
         out.append(f"| {subset} | " + " | ".join(fmt(ir[subset][p], 2) for p in POLICIES) + " |")
+    for subset, left in m.get("individual_runs_left_out", {}).items():
+        out += ["", f"{subset} jobs: " + eq7.left_out_text(left)]
+    if m.get("runtime_fallback_jobs"):
+        ids = [str(i) for i in m.get("runtime_fallback_ids", [])]
+        out += ["", f"**{m['runtime_fallback_jobs']} jobs ran their log runtime** for "
+                "lack of a cost (`runtime_fallback` in jobs.csv): the plugin could not "
+                f"apply the runtime model to them ({', '.join(ids[:20])}"
+                f"{' ...' if len(ids) > 20 else ''})."]
     out += [""] + [f"![{os.path.basename(p)}]({p})" for p in plots] + [""]
     return "\n".join(out)
 
@@ -848,9 +863,19 @@ def main(argv):
                   f"utilization {fmt(m['utilization'], 3)}, mean wait "
                   f"{fmt(m['wait_mean_s'] / 3600, 2)} h -> {args.run_dir}/summary.md")
             ir = m["individual_runs_improvement_percent"]
-            print("report: individual runs, % less execution time than default at equal "
-                  "state: " + ", ".join(f"{p} {fmt(ir['all'][p], 2)}" for p in POLICIES) +
+            print("report: individual runs, % less execution time than the log's "
+                  "runtimes at equal state: " +
+                  ", ".join(f"{p} {fmt(ir['all'][p], 2)}" for p in POLICIES) +
                   " (comm jobs: " + ", ".join(f"{p} {fmt(ir['comm'][p], 2)}" for p in POLICIES) + ")")
+            left = m["individual_runs_left_out"].get("all", {})
+            if left:
+                print("report: individual runs: jobs without a same-state cost left out "
+                      "of that policy's figure: " +
+                      ", ".join(f"{p} {len(ids)}" for p, ids in left.items()) +
+                      " (see summary.md)")
+            if m["runtime_fallback_jobs"]:
+                print(f"report: {m['runtime_fallback_jobs']} jobs ran their log runtime for "
+                      "lack of a cost (runtime_fallback; see summary.md)")
             if m.get("resumed"):
                 print(f"report: resumed run: paused {fmt(m.get('paused_log_s'))} s of log "
                       f"time, {fmt(m.get('jobs_late'))} jobs made late (see summary.md)")

@@ -114,6 +114,37 @@ csv_has() { grep -qxF "$1" "$OUT/table.csv" || fail "table.csv lacks: $1 ($(cat 
 	grep -qF '| theta | rd | adaptive = balanced > greedy | balanced > adaptive > greedy | no |' "$OUT/table.md"
 }
 
+@test "shadow table and make report: one Eq. 7, the record's denominator, missing costs named" {
+	# eq7-runs/default1905: the ICPP runs' denominator (default1905) costs
+	# twice default's on job a; compute job b's costs differ by policy (it
+	# keeps its runtime, P:275); c lacks greedy's cost, d the denominator's.
+	# By hand, against the log's runtimes (default1905's):
+	#   a (80 s, f 0.5): greedy 40 + 40 x 6/8 = 70, balanced 60, default 60
+	#   c (20 s, f 0.9): balanced 2 + 18 x 2/4 = 11, default 20, greedy -
+	#   all jobs with a cost (d never, c not for greedy):
+	#   greedy 180 -> 170: 5.5556 %; balanced 200 -> 171: 14.5 %;
+	#   default 200 -> 180: 10 %; comm jobs: 12.5, 29, 20 %.
+	local run=$BATS_TEST_TMPDIR/eq7run
+	cp -r "$FX/eq7-runs/default1905" "$run"
+	run python3 "$ROOT/workloads/experiment.py" table --def "$FX/eq7.exp" --out "$OUT" "$run"
+	assert_success
+	csv_has "theta,rd,greedy,4,5.5556,5.5556,12.5000,1,RE"
+	csv_has "theta,rd,balanced,4,14.5000,14.5000,29.0000,3,RE"
+	csv_has "theta,rd,default,4,10.0000,10.0000,20.0000,2,RE"
+	grep -qF 'theta/rd: Left out for a missing same-state cost (Eq. 7 cannot be applied; not counted as no change): default1905 1 (d); greedy 2 (c, d); balanced 1 (d); default 1 (d).' "$OUT/table.md"
+	# make report on the same run: the same figures, the same jobs named,
+	# and the job the plugin ran for its log runtime counted.
+	run python3 "$ROOT/metrics/report.py" report "$run"
+	assert_success
+	local ir=.individual_runs_improvement_percent
+	assert_equal "$(jq -c "[$ir.all.greedy, $ir.all.balanced, $ir.all.default, $ir.comm.greedy, $ir.comm.balanced, $ir.comm.default] | map(. * 10000 | round / 10000)" "$run/metrics.json")" \
+		"[5.5556,14.5,10,12.5,29,20]"
+	assert_equal "$(jq -c '.individual_runs_left_out.all.greedy' "$run/metrics.json")" '["c","d"]'
+	assert_equal "$(jq -c '[.runtime_fallback_jobs, .runtime_fallback_ids]' "$run/metrics.json")" '[1,["d"]]'
+	grep -qF 'greedy 2 (c, d)' "$run/summary.md"
+	grep -qF '**1 jobs ran their log runtime**' "$run/summary.md"
+}
+
 @test "individual table (Table 4): measured, applied and same-state changes over the same jobs" {
 	run table individual
 	assert_success

@@ -198,7 +198,7 @@ has_submissions() { local d; d=$(new_run "$1" "$2") && [ -s "$d/submitted.tsv" ]
 	[ "$output" -gt 5 ] || fail "only $output jobs had a matrix"
 	make -s -C "$ROOT" report RUN="$(basename "$run")" >/dev/null
 	[ "$(jq .comm.hop_bytes_total "$run/metrics.json")" != null ]
-	head -1 "$run/jobs.csv" | grep -q ',matrix_ranks,hop_bytes,hop_bytes_default,fallback,fault,rerun_of,prefill$'
+	head -1 "$run/jobs.csv" | grep -q ',matrix_ranks,hop_bytes,hop_bytes_default,fallback,fault,rerun_of,prefill,runtime_fallback$'
 }
 
 @test "matrices are the same for a SEED and log id, fit the job's environment and have no self-pairs" {

@@ -68,10 +68,10 @@ near() { awk -v a="$1" -v b="$2" 'BEGIN {d = a - b; exit !(d < 1e-6 && d > -1e-6
 @test "jobs.csv, summary.md and non-empty plots are written" {
 	report
 	assert_equal "$(head -1 "$RUN_DIR/jobs.csv")" \
-		"job_id,log_job_id,nodes,cpus,submit,eligible,start,end,wait_s,run_s,turnaround_s,node_hours,comm,pattern,comm_percent,policy,cost,cost_default,runtime_base_s,runtime_scaled_s,leaves,aph,matrix_ranks,hop_bytes,hop_bytes_default,fallback,fault,rerun_of,prefill"
+		"job_id,log_job_id,nodes,cpus,submit,eligible,start,end,wait_s,run_s,turnaround_s,node_hours,comm,pattern,comm_percent,policy,cost,cost_default,runtime_base_s,runtime_scaled_s,leaves,aph,matrix_ranks,hop_bytes,hop_bytes_default,fallback,fault,rerun_of,prefill,runtime_fallback"
 	assert_equal "$(($(wc -l <"$RUN_DIR/jobs.csv") - 1))" 3
 	# Job b: eligible at log time 20, waited 30, ran on 2 leaves.
-	run grep '^2,b,4,0,20,20,50,150,30,100,130,0.1111111111,0,rd,10,greedy,2,2,100,100,2,4.666666667,,,,,,,0$' "$RUN_DIR/jobs.csv"
+	run grep '^2,b,4,0,20,20,50,150,30,100,130,0.1111111111,0,rd,10,greedy,2,2,100,100,2,4.666666667,,,,,,,0,$' "$RUN_DIR/jobs.csv"
 	assert_success
 	grep -q '| utilization | 0.700 |' "$RUN_DIR/summary.md"
 	local p
@@ -302,7 +302,7 @@ compare_runs() { python3 "$ROOT/metrics/report.py" compare "$RESULTS/A" "$RESULT
 	assert_equal "$(metric .fallback_jobs)" 1
 	assert_equal "$(metric .valid)" false
 	grep -q '^\*\*Invalid:\*\* 1 jobs have no record' "$RUN_DIR/summary.md"
-	assert_equal "$(grep -c ',refused,,,0$' "$RUN_DIR/jobs.csv")" 1
+	assert_equal "$(grep -c ',refused,,,0,$' "$RUN_DIR/jobs.csv")" 1
 	# A record of another policy without a fallback: the controller ran
 	# another policy than the run's greedy.
 	cp "$BATS_TEST_DIRNAME/fixtures/report-run/sacct.json" "$RUN_DIR/sacct.json"

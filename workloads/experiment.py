@@ -73,12 +73,13 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path[:0] = [HERE, os.path.join(ROOT, "metrics")]
+import eq7  # noqa: E402
 import faults  # noqa: E402
 import replay  # noqa: E402
 import report  # noqa: E402
 import generate  # noqa: E402  (report.py put emulated-clusters on the path)
 import ta_speedup  # noqa: E402
-from logs import STUDY_SIZE_DIVISOR, admin_fields  # noqa: E402
+from logs import STUDY_SIZE_DIVISOR  # noqa: E402
 
 KINDS = ("continuous", "shadow", "individual", "cost-by-size", "sc18", "treematch")
 INT_PARAMS = ("JOBS", "FIRST", "SEED", "FRONTENDS", "EMULATORS", "INDIVIDUAL")
@@ -578,13 +579,9 @@ class Run:
         self.unrecorded = sum(1 for r in self.rows if not r["recorded"])
         self.foreign = report.foreign_policy_jobs(self.rows, self.policy)
         self.resumed = report.pauses(m, run_dir).get("resumed", False)
-        self.costs = {}          # job id -> {policy: cost}, all recorded costs
-        for j in sacct.get("jobs", []):
-            a = admin_fields(j.get("comment", {}).get("administrator"))
-            self.costs[j["job_id"]] = {k[len("cost_"):]: report.fnum(v)
-                                       for k, v in a.items() if k.startswith("cost_")}
+        # {policy: cost}, every cost the job's record holds.
         for r in self.rows:
-            r["costs"] = self.costs.get(r["job_id"], {})
+            r["costs"] = r["cost_by_policy"]
 
 
 def load_runs(run_dirs, d=None):
@@ -670,29 +667,16 @@ def ordering(values, digits, reverse=False):
     return (" > " if reverse else " < ").join(" = ".join(sorted(groups[k])) for k in keys)
 
 
-def shadow_runtimes(rows, policies):
-    """Total runtime of the jobs had each policy placed every job on the
-    state it met (Eq. 7 with the recorded same-state costs), as
-    report.individual_runs computes it, for any policy names recorded."""
-    totals = {p: 0.0 for p in policies}
-    for r in rows:
-        b, f = r["runtime_base_s"], r["comm_percent"] / 100
-        if not b > 0:
-            continue
-        cd = r["costs"].get("default", float("nan"))
-        for p in policies:
-            cp = r["costs"].get(p, float("nan"))
-            if math.isnan(cp) or math.isnan(cd):
-                totals[p] += b
-            else:
-                totals[p] += b * (1 - f) + b * f * (cp / cd if cd > 0 else 1)
-    return totals
-
-
-def improvement(rows, policies, baseline):
-    t = shadow_runtimes(rows, policies)
-    base = t[baseline]
-    return {p: (100 * (base - t[p]) / base if base > 0 else float("nan")) for p in policies}
+def improvement(rows, policies, baseline, left=None):
+    """{policy: % less total runtime than baseline's} had each policy
+    placed every job on the state it met: Eq. 7 on the recorded
+    same-state costs, computed by eq7.py as make report computes it. left,
+    a dict, receives {policy: job ids} a missing cost left out."""
+    pct, gone = eq7.changes(rows, policies, baseline)
+    if left is not None:
+        for p, ids in gone.items():
+            left.setdefault(p, []).extend(ids)
+    return pct
 
 
 def sample_rows(rows, n, seed):
@@ -870,15 +854,18 @@ def table_shadow(d, runs, t, seed):
              "the communication-intensive ones.", "",
              "| log | pattern | policy | ours (sample) | ours (all jobs) | ours (comm jobs) | paper |",
              "|---|---|---|---|---|---|---|"]
-    orders = []
+    orders, left_out = [], []
     for log in d.logs:
         for pattern in d.patterns:
             r = run_for(d, runs, log, pattern, d.baseline)
             if r:
                 chosen = sample_rows(r.rows, d.sample, seed)
                 s = improvement(chosen, d.policies, d.baseline)
-                a = improvement(r.rows, d.policies, d.baseline)
+                left = {}
+                a = improvement(r.rows, d.policies, d.baseline, left)
                 c = improvement([x for x in r.rows if x["comm"]], d.policies, d.baseline)
+                if left:
+                    left_out.append(f"{log}/{pattern}: " + eq7.left_out_text(left))
             ours, paper = {}, {}
             for policy in others:
                 pv = d.paper_value("improvement_pct", log, pattern, policy)
@@ -890,7 +877,8 @@ def table_shadow(d, runs, t, seed):
                                    *("" if v is None else f"{v:.4f}" for v in vals),
                                    "" if pv is None else f"{pv:g}", r.run_id if r else ""])
             orders.append((log, pattern, ordering(ours, 2, True), ordering(paper, 2, True)))
-    t.md += ["", "Ordering by improvement, highest first (ours: the sample):", "",
+    t.md += [""] + [x for line in left_out for x in (line, "")]
+    t.md += ["Ordering by improvement, highest first (ours: the sample):", "",
              "| log | pattern | ours | paper | agrees |", "|---|---|---|---|---|"]
     for log, pattern, o, p in orders:
         agrees = "-" if o is None or p is None else ("yes" if o == p else "no")
@@ -944,11 +932,14 @@ def table_individual(d, runs, t):
              "| log | pattern | policy | jobs | measured (total) | measured (mean per job) "
              "| applied (Eq. 7) | same state | paper |",
              "|---|---|---|---|---|---|---|---|---|"]
-    orders, states = [], []
+    orders, states, left_out = [], [], []
     for log in d.logs:
         for pattern in d.patterns:
             base = runs.get((log, pattern, d.baseline))
-            shadow = improvement(base.rows, d.policies, d.baseline) if base else {}
+            left = {}
+            shadow = improvement(base.rows, d.policies, d.baseline, left) if base else {}
+            if left:
+                left_out.append(f"{log}/{pattern}: " + eq7.left_out_text(left))
             ours, paper = {}, {}
             for policy in others:
                 r = runs.get((log, pattern, policy))
@@ -969,6 +960,7 @@ def table_individual(d, runs, t):
                                    occupying_nodes(base) == occupying_nodes(r)))
             orders.append((log, pattern, ordering(ours, 2, True), ordering(paper, 2, True)))
     differ = [f"{lg}/{pt}/{pol}" for lg, pt, pol, same in states if not same]
+    t.md += [""] + [x for line in left_out for x in ("Same state, " + line, "")]
     t.md += ["", "Same starting state (the occupying jobs on the same nodes as in the "
              "baseline's run): " + ("yes, in every run" if states and not differ else
                                     f"**no**: {', '.join(differ)}" if differ else "-"), ""]

@@ -205,14 +205,41 @@ int tb_allocation_cost_with(const struct tb_topology *t,
 	return 0;
 }
 
-double tb_scaled_runtime(const struct tb_job *job, double runtime,
-			 double cost, double cost_default)
+const char *tb_runtime_fallback_name(enum tb_runtime_fallback f)
 {
-	double f = job->comm_fraction,
-	       ratio = cost_default > 0.0 ? cost / cost_default : 1.0;
+	switch (f) {
+	case TB_RUNTIME_NO_COST: return "no_cost";
+	case TB_RUNTIME_NO_DENOMINATOR: return "no_denominator";
+	case TB_RUNTIME_MODELLED: break;
+	}
+	return NULL;
+}
 
+double tb_scaled_runtime_why(const struct tb_job *job, double runtime,
+			     double cost, double cost_default,
+			     enum tb_runtime_fallback *why)
+{
+	double f = job->comm_fraction, ratio;
+
+	if (why)
+		*why = TB_RUNTIME_MODELLED;
 	/* P:275: "The runtime of a compute-intensive job is not affected." */
 	if (!job->comm)
 		return runtime;
+	/* A missing cost is not "no change": it is said, and the job runs
+	 * for its log runtime rather than for NaN seconds. */
+	if (isnan(cost) || isnan(cost_default)) {
+		if (why)
+			*why = isnan(cost) ? TB_RUNTIME_NO_COST :
+					     TB_RUNTIME_NO_DENOMINATOR;
+		return runtime;
+	}
+	ratio = cost_default > 0.0 ? cost / cost_default : 1.0;
 	return runtime * (1.0 - f) + runtime * f * ratio;
+}
+
+double tb_scaled_runtime(const struct tb_job *job, double runtime,
+			 double cost, double cost_default)
+{
+	return tb_scaled_runtime_why(job, runtime, cost, cost_default, NULL);
 }

@@ -60,9 +60,29 @@ int tb_allocation_cost_with(const struct tb_topology *t,
 			    const struct tb_options *opts, const int *alloc,
 			    double *cost);
 
+/* Why Eq. 7 could not be applied to a communicating job. */
+enum tb_runtime_fallback {
+	TB_RUNTIME_MODELLED = 0,	/* Eq. 7 applied, or a compute job */
+	TB_RUNTIME_NO_COST,		/* the policy's cost is missing (NaN) */
+	TB_RUNTIME_NO_DENOMINATOR,	/* the denominator's cost is missing */
+};
+
+/* The record's name of a fallback ("no_cost", "no_denominator"); NULL for
+ * TB_RUNTIME_MODELLED. */
+const char *tb_runtime_fallback_name(enum tb_runtime_fallback f);
+
 /* Eq. 7: runtime on this allocation given the cost of the denominator
  * policy's allocation (tb_denominator_policy) on the same state. A
- * compute-intensive job keeps its runtime (P:275). */
+ * compute-intensive job keeps its runtime (P:275). A cost of 0 for the
+ * denominator gives a ratio of 1 (a one-node job: both are 0). Where a
+ * cost is missing (NaN: a policy that could not place the job on this
+ * state, or a cost that could not be computed) the model has nothing to
+ * scale by: the result is the log's runtime, never NaN, and *why (if not
+ * NULL) says which cost was missing, for the job's record. */
+double tb_scaled_runtime_why(const struct tb_job *job, double runtime,
+			     double cost, double cost_default,
+			     enum tb_runtime_fallback *why);
+/* The same without the reason. */
 double tb_scaled_runtime(const struct tb_job *job, double runtime,
 			 double cost, double cost_default);
 

@@ -59,15 +59,24 @@ void tb_tm_opts_default(struct tb_tm_opts *o)
 	o->refine_max = 64;
 }
 
-double tb_treematch_runtime(double runtime, double comm_ratio,
-			    double hop_bytes, double hop_bytes_default)
+double tb_treematch_runtime_why(double runtime, double comm_ratio,
+				double hop_bytes, double hop_bytes_default,
+				enum tb_runtime_fallback *why)
 {
 	/* T' = R a T + (1 - a) T = (1 + R a - a) T, Sec. 3.2: the law of
 	 * ICPP-W's Eq. 7, for a communicating job. */
 	struct tb_job job = { .nodes = 1, .comm = 1,
 			      .comm_fraction = comm_ratio };
 
-	return tb_scaled_runtime(&job, runtime, hop_bytes, hop_bytes_default);
+	return tb_scaled_runtime_why(&job, runtime, hop_bytes,
+				     hop_bytes_default, why);
+}
+
+double tb_treematch_runtime(double runtime, double comm_ratio,
+			    double hop_bytes, double hop_bytes_default)
+{
+	return tb_treematch_runtime_why(runtime, comm_ratio, hop_bytes,
+					hop_bytes_default, NULL);
 }
 
 /* --- core-level API ----------------------------------------------------- */

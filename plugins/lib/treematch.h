@@ -28,6 +28,7 @@
 #ifndef TB_TREEMATCH_H
 #define TB_TREEMATCH_H
 
+#include "cost.h"
 #include "matrix.h"
 #include "occupancy.h"
 #include "policy.h"
@@ -94,6 +95,11 @@ enum tb_status tb_treematch_map(const struct tb_topology *t,
  * the communication ratio. The same law as cost.h's Eq. 7. */
 double tb_treematch_runtime(double runtime, double comm_ratio,
 			    double hop_bytes, double hop_bytes_default);
+/* The same; a missing hop-bytes (NaN) gives the log's runtime and *why
+ * says which (cost.h's tb_scaled_runtime_why). */
+double tb_treematch_runtime_why(double runtime, double comm_ratio,
+				double hop_bytes, double hop_bytes_default,
+				enum tb_runtime_fallback *why);
 
 /* Node-level policies for the registry: job->matrix's ranks in blocks over
  * job->nodes nodes (rank r in block r * nodes / ranks). Without a matrix

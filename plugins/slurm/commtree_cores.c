@@ -171,11 +171,13 @@ static void _record(const struct commtree_model *md, job_record_t *job_ptr,
 		    const int *node_of_rank, const char *fallback)
 {
 	char *text = NULL, *order = NULL, val[64];
+	enum tb_runtime_fallback why = TB_RUNTIME_MODELLED;
 	/* As at node level: a compute-intensive job keeps its runtime. */
 	double scaled = prof->comm ?
-			tb_treematch_runtime(prof->runtime,
-					     prof->comm_fraction, hb[policy],
-					     hb[TB_POLICY_DEFAULT]) :
+			tb_treematch_runtime_why(prof->runtime,
+						 prof->comm_fraction,
+						 hb[policy],
+						 hb[TB_POLICY_DEFAULT], &why) :
 			prof->runtime;
 
 	xstrfmtcat(text, "policy=%s;granularity=core;comm=%d;pattern=%s;comm_percent=%g",
@@ -184,6 +186,9 @@ static void _record(const struct commtree_model *md, job_record_t *job_ptr,
 	if (prof->runtime > 0)
 		xstrfmtcat(text, ";runtime_base=%.6g;runtime_scaled=%.6g",
 			   prof->runtime, scaled);
+	if (prof->runtime > 0 && why != TB_RUNTIME_MODELLED)
+		xstrfmtcat(text, ";runtime_fallback=%s",
+			   tb_runtime_fallback_name(why));
 	xstrfmtcat(text, ";matrix_ranks=%d;hop_bytes=%.6g;hop_bytes_default=%.6g",
 		   m->ranks, hb[policy], hb[TB_POLICY_DEFAULT]);
 	for (int p = TB_POLICY_DEFAULT + 1; p < TB_POLICY_COUNT; p++)

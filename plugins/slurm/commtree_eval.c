@@ -232,6 +232,7 @@ static void _record(job_record_t *job_ptr, enum tb_policy policy,
 	bool have_chosen = false;
 	char *text = NULL, *order = NULL, val[64];
 	double scaled, actual = _actual_cost(occ, job, node_map, opts);
+	enum tb_runtime_fallback why;
 
 	for (int p = 0; p < TB_POLICY_COUNT; p++) {
 		cost[p] = hop_bytes[p] = NAN;
@@ -255,13 +256,15 @@ static void _record(job_record_t *job_ptr, enum tb_policy policy,
 	 * a) T with R the hop-bytes ratio to the default's (IJHPCA 2018,
 	 * Sec. 3.2), whose default is Slurm's topology best fit. */
 	if (commtree_uses_matrix(policy) && matrix && job->comm)
-		scaled = tb_treematch_runtime(prof->runtime,
-					      prof->comm_fraction,
-					      hop_bytes[policy],
-					      hop_bytes[TB_POLICY_DEFAULT]);
+		scaled = tb_treematch_runtime_why(prof->runtime,
+						  prof->comm_fraction,
+						  hop_bytes[policy],
+						  hop_bytes[TB_POLICY_DEFAULT],
+						  &why);
 	else
-		scaled = tb_scaled_runtime(job, prof->runtime, cost[policy],
-					   cost[denominator]);
+		scaled = tb_scaled_runtime_why(job, prof->runtime,
+					       cost[policy],
+					       cost[denominator], &why);
 	/*
 	 * The rank order, for an MPI job (srun --distribution=arbitrary with
 	 * a hostfile built from it): the policy's order when Slurm gave
@@ -301,6 +304,11 @@ static void _record(job_record_t *job_ptr, enum tb_policy policy,
 	if (prof->runtime > 0)
 		xstrfmtcat(text, ";runtime_base=%.6g;runtime_scaled=%.6g",
 			   prof->runtime, scaled);
+	/* The model had a cost missing: the job runs its log runtime, and
+	 * the record says so rather than passing it off as "no change". */
+	if (prof->runtime > 0 && why != TB_RUNTIME_MODELLED)
+		xstrfmtcat(text, ";runtime_fallback=%s",
+			   tb_runtime_fallback_name(why));
 	if (matrix) {
 		xstrfmtcat(text, ";matrix_ranks=%d;hop_bytes=%.6g;hop_bytes_default=%.6g",
 			   matrix->ranks, hop_bytes[policy],

@@ -29,7 +29,8 @@ extern int tb_check_failures;
 #define CHECK_NEAR(a, b)                                                     \
 	do {                                                                 \
 		double _a = (a), _b = (b);                                   \
-		if (fabs(_a - _b) > 1e-9 * (1 + fabs(_b))) {                 \
+		/* Written so that a NaN on either side fails. */    \
+		if (!(fabs(_a - _b) <= 1e-9 * (1 + fabs(_b)))) {             \
 			fprintf(stderr, "  %s:%d: %s == %.12g, expected %.12g\n", \
 				__FILE__, __LINE__, #a, _a, _b);             \
 			tb_check_failures++;                                 \

@@ -1,10 +1,12 @@
 /* The cost model against the paper's Figure 5 and hand-computed patterns. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "check.h"
 #include "cost.h"
 #include "helpers.h"
 #include "tests.h"
+#include "treematch.h"
 
 static const char *figure5 =
 	"leaf s0 4 2 2\n"
@@ -89,4 +91,53 @@ void test_runtime_model(void)
 	CHECK_NEAR(tb_scaled_runtime(&half, 100, 7, 7), 100);
 	CHECK_NEAR(tb_scaled_runtime(&most, 100, 0, 0), 100);	/* 1-node job */
 	CHECK_NEAR(tb_scaled_runtime(&none, 100, 30, 10), 100);
+}
+
+/* A missing cost (NaN) is neither "no change" passed off as a result nor
+ * a NaN runtime for the job's sleep: the log's runtime, and the reason. */
+void test_runtime_model_missing_cost(void)
+{
+	struct tb_job half = { .nodes = 4, .comm = 1, .comm_fraction = 0.5 };
+	struct tb_job compute = { .nodes = 4, .comm = 0,
+				  .comm_fraction = 0.5 };
+	enum tb_runtime_fallback why = TB_RUNTIME_MODELLED;
+	double t;
+
+	t = tb_scaled_runtime_why(&half, 100, NAN, 10, &why);
+	CHECK(!isnan(t));
+	CHECK_NEAR(t, 100);
+	CHECK_EQ(why, TB_RUNTIME_NO_COST);
+	CHECK(tb_runtime_fallback_name(why) &&
+	      !strcmp(tb_runtime_fallback_name(why), "no_cost"));
+	CHECK_NEAR(tb_scaled_runtime(&half, 100, NAN, 10), 100);
+
+	t = tb_scaled_runtime_why(&half, 100, 15.5, NAN, &why);
+	CHECK_NEAR(t, 100);
+	CHECK_EQ(why, TB_RUNTIME_NO_DENOMINATOR);
+	CHECK(tb_runtime_fallback_name(why) &&
+	      !strcmp(tb_runtime_fallback_name(why), "no_denominator"));
+
+	/* Both missing: the policy's own cost is named first. */
+	tb_scaled_runtime_why(&half, 100, NAN, NAN, &why);
+	CHECK_EQ(why, TB_RUNTIME_NO_COST);
+
+	/* A compute job keeps its runtime by the paper (P:275): no cost is
+	 * needed, so nothing is missing. */
+	t = tb_scaled_runtime_why(&compute, 100, NAN, NAN, &why);
+	CHECK_NEAR(t, 100);
+	CHECK_EQ(why, TB_RUNTIME_MODELLED);
+	CHECK(tb_runtime_fallback_name(why) == NULL);
+
+	/* The model applied resets a reason left from before. */
+	why = TB_RUNTIME_NO_COST;
+	CHECK_NEAR(tb_scaled_runtime_why(&half, 100, 15.5, 10, &why),
+		   50 + 50 * 1.55);
+	CHECK_EQ(why, TB_RUNTIME_MODELLED);
+
+	/* TreeMatch's law (Sec. 3.2) goes through the same check. */
+	CHECK_NEAR(tb_treematch_runtime_why(100, 0.4, NAN, 660, &why), 100);
+	CHECK_EQ(why, TB_RUNTIME_NO_COST);
+	CHECK_NEAR(tb_treematch_runtime_why(100, 0.4, 330, NAN, &why), 100);
+	CHECK_EQ(why, TB_RUNTIME_NO_DENOMINATOR);
+	CHECK_NEAR(tb_treematch_runtime(100, 0.4, NAN, 660), 100);
 }

@@ -8,6 +8,7 @@ void test_figure5_contention_and_hops(void);
 void test_figure5_cost_per_pattern(void);
 void test_deeper_tree_contention(void);
 void test_runtime_model(void);
+void test_runtime_model_missing_cost(void);
 void test_table2_balanced(void);
 void test_balanced_reverse_pass_and_compute_order(void);
 void test_default_best_fit(void);
