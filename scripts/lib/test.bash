@@ -5,7 +5,7 @@ cmd_test() {
 	require_docker
 	ensure_images
 	info "test: shellcheck"
-	in_tools shellcheck -x "$ROOT"/scripts/testbed "$ROOT"/scripts/setup "$ROOT"/scripts/experiment "$ROOT"/tests/vclock/run.sh "$ROOT"/tests/vclock/libfaketime.sh "$ROOT"/images/base.sh \
+	in_tools shellcheck -a -x "$ROOT"/scripts/testbed "$ROOT"/scripts/setup "$ROOT"/scripts/experiment "$ROOT"/tests/vclock/run.sh "$ROOT"/tests/vclock/libfaketime.sh "$ROOT"/images/base.sh \
 		"$ROOT"/images/*/entrypoint.sh "$ROOT"/.ci/run
 	info "test: C unit tests of the policy library (ASan + UBSan)"
 	in_tools make -s -C "$ROOT/plugins" check
