@@ -162,5 +162,8 @@ test: ## run every test suite (bats and C unit tests) inside the tools image
 bench: ## benchmarks (BENCH=alloc|treematch|up|decision|submit|clock|faults|all): decision time, TreeMatch against job size, start-up, submission rate, virtual clock, fault detection
 	@$(TESTBED) bench
 
+# -a: scripts/testbed's pieces (scripts/lib/*.bash) are checked where it
+# sources them (-x), beside the settings the others make; checked alone,
+# each would be warned of variables it sets for another piece.
 lint: ## shellcheck the scripts
-	@$(TESTBED) in-tools shellcheck -x scripts/testbed scripts/setup scripts/experiment tests/vclock/run.sh tests/vclock/libfaketime.sh images/base.sh images/*/entrypoint.sh .ci/run
+	@$(TESTBED) in-tools shellcheck -a -x scripts/testbed scripts/setup scripts/experiment tests/vclock/run.sh tests/vclock/libfaketime.sh images/base.sh images/*/entrypoint.sh .ci/run

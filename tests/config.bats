@@ -129,7 +129,7 @@ check_counts() {
 }
 
 @test "make up's memory figure is unknown, not a failure, when a container goes away meanwhile" {
-	# memory_in_use from scripts/testbed, with docker stubbed: a container
+	# memory_in_use from scripts/lib/running.bash, with docker stubbed: a container
 	# listed by `docker ps` is gone by `docker stats` (which then fails).
 	run bash -c '
 		set -euo pipefail
@@ -140,7 +140,7 @@ check_counts() {
 		docker() { printf "10MiB / 1GiB\n1.5GiB / 2GiB\n"; }
 		m=$(memory_in_use); echo "memory=$m"
 		running_containers() { :; }
-		m=$(memory_in_use); echo "memory=$m"' _ "$ROOT/scripts/testbed"
+		m=$(memory_in_use); echo "memory=$m"' _ "$ROOT/scripts/lib/running.bash"
 	assert_success
 	assert_output $'memory=unknown\nmemory=1546\nmemory=unknown'
 }
@@ -162,14 +162,14 @@ for path in ("emulated-clusters/generate.py", "workloads/replay.py",
         print(f"{path}: {names} != {lib}")
 PY
 	assert_output ""
-	run grep -c "default | greedy | balanced | adaptive | default1905 | isolated | firstfit | tm-a | tm-i | tm-sub | tm-sub3)" "$ROOT/scripts/testbed"
+	run grep -c "default | greedy | balanced | adaptive | default1905 | isolated | firstfit | tm-a | tm-i | tm-sub | tm-sub3)" "$ROOT/scripts/lib/replay.bash"
 	assert_output 1
 	assert_equal "$(echo "$lib" | tr ' ' '\n' | sort | paste -sd' ')" \
 		"adaptive balanced default default1905 firstfit greedy isolated tm-a tm-i tm-sub tm-sub3"
 }
 
 @test "make up fails when the controller runs another policy or could not load the topology" {
-	# verify_policy from scripts/testbed, with the controller stubbed: its
+	# verify_policy from scripts/lib/cluster.bash, with the controller stubbed: its
 	# TopologyParam, and its log (a stale success line before this start,
 	# then whatever the stub's "new" line is).
 	run bash -c '
@@ -212,7 +212,7 @@ PY
 		(verify_policy tiny) || true
 		opts="fit=quiet eq3=path"
 		param=policy_greedy,fit=quiet,commtree_timing,eq3=path
-		(verify_policy tiny 1700000000.5 && echo options-ok)' _ "$ROOT/scripts/testbed"
+		(verify_policy tiny 1700000000.5 && echo options-ok)' _ "$ROOT/scripts/lib/cluster.bash"
 	assert_line --index 0 ok
 	assert_line --index 1 "error: the controller runs policy 'default', not 'greedy'; see 'make logs SERVICE=slurmctld'"
 	assert_line --index 2 "error: slurmctld could not load the topology: topology.json: line 3: expected a switch; every job gets topology/tree's choice"
@@ -226,7 +226,7 @@ PY
 }
 
 @test "make clean removes only its own testbed's state and configuration, never another project's" {
-	# clean_own_files from scripts/testbed on a made-up tree: the default
+	# clean_own_files from scripts/lib/cluster.bash on a made-up tree: the default
 	# testbed's files beside an experiment run's (TESTBED_PROJECT=exp-1).
 	run bash -c '
 		set -euo pipefail
@@ -243,7 +243,7 @@ PY
 		(cd "$ROOT" && find . -type f | sort)
 		echo --
 		PROJECT=exp-1 STATE_DIR=$ROOT/.state/exp-1 clean_own_files
-		(cd "$ROOT" && find . | sort)' _ "$ROOT/scripts/testbed" "$BATS_TEST_TMPDIR/tree"
+		(cd "$ROOT" && find . | sort)' _ "$ROOT/scripts/lib/cluster.bash" "$BATS_TEST_TMPDIR/tree"
 	assert_success
 	assert_output "./.state/exp-1/munge.key
 ./.state/exp-1/vclock/clock

@@ -1,0 +1,280 @@
+# scripts/testbed's benchmarks (make bench BENCH=...): each prints figures
+# and keeps them in bench/out/; none is a test.
+
+# BENCH=clock (docs/vclock.md): what the virtual clock costs and how true
+# it is. CPU: slurmctld's and the front ends' share of a core while
+# hpc2010 idles 30 s at rates 1, 100 and 1000 (timeouts scaled for each).
+# Fidelity: the README's SPEEDUP-study window (the first 15 theta jobs on
+# hpc2010 under greedy), CLOCK_RUNS (3) runs at each of CLOCK_RATES
+# (100 1000), against the committed SPEEDUP=10 reference's metrics.
+bench_clock() {
+	local out="$ROOT/bench/out" file rate k log id runs=() c
+	local ref=$ROOT/bench/reference/theta15-greedy-s10.json
+	mkdir -p "$out"
+	file="$out/clock-$(date +%Y%m%d-%H%M%S).txt"
+	log=$(mktemp)
+	{
+		printf '# make bench BENCH=clock: CPU of an idle hpc2010 by clock rate, then fidelity
+'
+		printf '# host: %s cores, %s MiB; %s
+' "$(nproc)" \
+			"$(awk '/MemTotal/ {printf "%d", $2 / 1024}' /proc/meminfo)" "$(date -u +%FT%TZ)"
+		printf '%-6s %16s %18s\n' rate slurmctld_cpu_pct frontends_cpu_pct
+	} | tee "$file"
+	cmd_down >/dev/null
+	for rate in 1 100 1000; do
+		CLOCK_RATE=$rate POLICY=greedy cmd_up hpc2010 >/dev/null
+		ctld_exec tb-vclock set-rate /run/testbed-vclock/clock "$rate" >/dev/null
+		local t0 t1
+		t0=$(cpu_ticks)
+		sleep 30
+		t1=$(cpu_ticks)
+		ctld_exec tb-vclock set-rate /run/testbed-vclock/clock 1 >/dev/null
+		# ticks are 1/100 s: over 30 s, ticks / 30 is the per cent of a core
+		awk -v r="$rate" -v a="$t0" -v b="$t1" 'BEGIN {split(a, x); split(b, y);
+			printf "%-6s %16.1f %18.1f\n", r, (y[1] - x[1]) / 30, (y[2] - x[2]) / 30}' | tee -a "$file"
+	done
+	for rate in ${CLOCK_RATES:-100 1000}; do
+		for ((k = 1; k <= ${CLOCK_RUNS:-3}; k++)); do
+			info "bench: fidelity, rate $rate, run $k of ${CLOCK_RUNS:-3}"
+			LOG=theta POLICY=greedy JOBS=15 CLOCK=virtual SPEEDUP=$rate cmd_replay | tee "$log"
+			id=$(sed -n 's|^results in \(.*\)/$|\1|p' "$log" | tail -n 1)
+			[ -n "$id" ] || die "bench: the replay at rate $rate did not finish"
+			id=$(basename "$id")
+			cmd_report "$id" >/dev/null
+			runs+=("$RESULTS_DIR/$id")
+		done
+	done
+	rm -f "$log"
+	c=0
+	in_tools python3 "$ROOT/bench/clock.py" "$ref" "${runs[@]}" | tee -a "$file" || c=$?
+	cmd_down >/dev/null
+	info "written to ${file#"$ROOT"/}"
+	return "$c"
+}
+
+# BENCH=faults (README, Faults): how long the replay's health watch takes
+# to name a dead service and, with AUTO_RECOVER=1, to have it running
+# again. Each service is killed (docker kill) while a replay of 16 theta
+# jobs on tiny has jobs running; times are from the kill to the replay's
+# FAULT and recovered lines, polled every 0.2 s.
+bench_faults() {
+	local out="$ROOT/bench/out" file svc log pid c t0 det rec
+	mkdir -p "$out"
+	file="$out/faults-$(date +%Y%m%d-%H%M%S).txt"
+	log=$(mktemp)
+	{
+		printf '# make bench BENCH=faults: detection and recovery of a killed service (tiny, AUTO_RECOVER=1)\n'
+		printf '# host: %s cores; %s\n' "$(nproc)" "$(date -u +%FT%TZ)"
+		printf '%-10s %12s %12s\n' service detect_s recover_s
+	} | tee "$file"
+	cmd_down >/dev/null
+	cmd_up tiny >/dev/null
+	for svc in ${BENCH_SERVICES:-emu1 slurmctld slurmdbd db}; do
+		ctld_exec scancel -u root >/dev/null 2>&1 || true
+		LOG=theta JOBS=16 SCALE=16 SPEEDUP=600 CLOCK=scaled POLICY=firstfit AUTO_RECOVER=1 \
+			cmd_replay >"$log" 2>&1 &
+		pid=$!
+		t0=$SECONDS
+		until [ "$(ctld_exec squeue -h -t R 2>/dev/null | wc -l)" -gt 0 ]; do
+			[ $((SECONDS - t0)) -lt 120 ] || die "bench: no job started"
+			sleep 1
+		done
+		c=$(docker ps -q --filter "label=com.docker.compose.project=$PROJECT" \
+			--filter "label=com.docker.compose.service=$svc")
+		[ -n "$c" ] || die "bench: no $svc container"
+		docker kill "$c" >/dev/null
+		t0=$(date +%s.%N)
+		det="" rec=""
+		while [ -z "$rec" ] && awk -v t="$t0" -v n="$(date +%s.%N)" 'BEGIN { exit !(n - t < 120) }'; do
+			[ -n "$det" ] || ! grep -q "FAULT: $svc" "$log" || det=$(awk -v t="$t0" -v n="$(date +%s.%N)" 'BEGIN { printf "%.1f", n - t }')
+			! grep -q "recovered: $svc" "$log" || rec=$(awk -v t="$t0" -v n="$(date +%s.%N)" 'BEGIN { printf "%.1f", n - t }')
+			sleep 0.2
+		done
+		printf '%-10s %12s %12s\n' "$svc" "${det:-none}" "${rec:-none}" | tee -a "$file"
+		wait "$pid" || info "bench: the replay with $svc killed failed: $(tail -n 2 "$log")"
+	done
+	rm -f "$log"
+	cmd_down >/dev/null
+	info "written to ${file#"$ROOT"/}"
+}
+
+# slurmctld's and every slurmd's CPU ticks so far, "ctld frontends".
+# shellcheck disable=SC2016 # the script runs in the containers
+readonly CPU_TICKS='for p in $(pgrep -x "$1"); do cat "/proc/$p/stat"; done |
+	awk "{s += \$14 + \$15} END {print s + 0}"'
+cpu_ticks() {
+	local ctld fe=0 svc n
+	ctld=$(ctld_exec bash -c "$CPU_TICKS" - slurmctld)
+	for svc in $(compose ps --format '{{.Service}}' | grep '^emu'); do
+		n=$(compose exec -T "$svc" bash -c "$CPU_TICKS" - slurmd)
+		fe=$((fe + n))
+	done
+	echo "$ctld $fe"
+}
+
+# Benchmarks print figures and keep them in bench/out/; none is a test.
+# BENCH=alloc (policy decision time), treematch (TreeMatch's decision time
+# against job size), up (start-up time, memory), decision, submit, clock,
+# faults, or all (not clock, faults).
+cmd_bench() {
+	require_docker
+	case "${BENCH:-all}" in
+	alloc) bench_alloc ;;
+	treematch) bench_treematch ;;
+	clock) bench_clock ;;
+	faults) bench_faults ;;
+	up) bench_up ;;
+	decision) bench_decision ;;
+	submit) bench_submit ;;
+	all) bench_alloc && bench_treematch && bench_up && bench_decision && bench_submit ;;
+	*) die "BENCH='${BENCH}': expected alloc, treematch, up, decision, submit, clock, faults or all" ;;
+	esac
+}
+
+# A cluster is <name> or <name>:<leaf level> (a dragonfly's tree from another
+# level: cori:router is issue 17's case, 3,054 router leaves).
+bench_alloc() {
+	local out="$ROOT/bench/out" file c name dir leaf
+	mkdir -p "$out"
+	file="$out/alloc-$(date +%Y%m%d-%H%M%S).txt"
+	in_tools make -s -C "$ROOT/plugins" tools
+	for c in ${BENCH_CLUSTERS:-curie theta cori cori:router}; do
+		name=${c%%:*} leaf=
+		[ "$name" = "$c" ] || leaf=${c#*:}
+		dir="$ROOT/build/bench/$name${leaf:+-$leaf}"
+		in_tools python3 "$ROOT/emulated-clusters/generate.py" "$name" "$dir" \
+			--topologies-dir "$TOPOLOGIES_DIR" ${leaf:+--leaf-level "$leaf"} >/dev/null
+		in_tools "$ROOT/build/c/bench-alloc" "$dir/topology.json" \
+			"${BENCH_REQUESTS:-2000}" | sed "s|$ROOT/||" | tee -a "$file"
+	done
+	info "written to ${file#"$ROOT"/}"
+}
+
+# TreeMatch's decision time against job size on Curie, tm-i and tm-sub, up
+# to the whole machine (80,640 cores), beside the paper's Figure 3
+# (IJHPCA 2018, Sec. 3.2); the library alone, at core level. A few seconds.
+bench_treematch() {
+	local out="$ROOT/bench/out" file
+	mkdir -p "$out"
+	file="$out/treematch-$(date +%Y%m%d-%H%M%S).txt"
+	in_tools make -s -C "$ROOT/plugins" tools
+	in_tools python3 "$ROOT/emulated-clusters/generate.py" curie \
+		"$ROOT/build/bench/curie" --topologies-dir "$TOPOLOGIES_DIR" >/dev/null
+	{
+		printf '# make bench BENCH=treematch; host: %s cores, %s MiB; %s\n' "$(nproc)" \
+			"$(awk '/MemTotal/ {printf "%d", $2 / 1024}' /proc/meminfo)" "$(date -u +%FT%TZ)"
+		in_tools "$ROOT/build/c/bench-treematch" -r "${BENCH_REPEATS:-5}" \
+			"$ROOT/build/bench/curie/topology.json"
+	} | sed "s|$ROOT/||" | tee "$file"
+	info "written to ${file#"$ROOT"/}"
+}
+
+bench_up() {
+	local out="$ROOT/bench/out" c file
+	mkdir -p "$out"
+	file="$out/up-$(date +%Y%m%d-%H%M%S).txt"
+	{
+		printf '# make up: seconds from containers started to all nodes idle, memory of the stack\n'
+		printf '# host: %s cores, %s MiB; %s\n' "$(nproc)" \
+			"$(awk '/MemTotal/ {printf "%d", $2 / 1024}' /proc/meminfo)" "$(date -u +%FT%TZ)"
+		printf '%-8s %7s %10s %10s %8s %11s\n' cluster nodes frontends emulators ready_s memory_mib
+	} | tee "$file"
+	for c in ${BENCH_CLUSTERS:-curie theta cori}; do
+		cmd_down >/dev/null
+		FRONTENDS=${FRONTENDS:-} cmd_up "$c" >/dev/null
+		(
+			# shellcheck source=/dev/null
+			. "$STATE_DIR/last-up.env"
+			# shellcheck disable=SC2153 # set by last-up.env
+			printf '%-8s %7s %10s %10s %8s %11s\n' "$CLUSTER" "$NODES" "$FRONTENDS" \
+				"$EMULATORS" "$READY_S" "$MEMORY_MIB"
+		) | tee -a "$file"
+	done
+	cmd_down >/dev/null
+	info "written to ${file#"$ROOT"/}"
+}
+
+# Decision time inside slurmctld, each policy next to Slurm's own tree on the
+# same requests: a machine about half busy (filled to 3/4 with long jobs,
+# then a random part cancelled, so the free nodes are scattered), then
+# sbatch --test-only probes, which run the selection without changing the
+# state. Once under policy default, then once under each other policy.
+bench_decision() {
+	local out="$ROOT/bench/out" file ctl cluster=${BENCH_CLUSTER:-cori} nodes p
+	local probes=${BENCH_PROBES:-200}
+	mkdir -p "$out"
+	file="$out/decision-$(date +%Y%m%d-%H%M%S).txt"
+	cmd_down >/dev/null
+	info "bench decision: $cluster up with commtree_timing"
+	COMMTREE_TIMING=1 POLICY=default cmd_up "$cluster" >/dev/null
+	ctl=$(ctld_container)
+	nodes=$(cluster_var "$cluster" NODES)
+	docker exec -i "$ctl" bash -c 'cat > /tmp/bench-fill.sh && chmod 755 /tmp/bench-fill.sh' \
+		<<<$'#!/bin/bash\nexec sleep 360000'
+	in_tools python3 "$ROOT/bench/decision.py" fill "$nodes" 1 |
+		docker exec -i "$ctl" tb-submit /tmp/bench-fill.sh >/dev/null
+	wait_jobs_started "$ctl"
+	docker exec "$ctl" squeue -h -o '%i %D' |
+		in_tools python3 "$ROOT/bench/decision.py" cancel 1 |
+		docker exec -i "$ctl" xargs -r scancel
+	in_tools python3 "$ROOT/bench/decision.py" probes "$nodes" "$probes" 2 \
+		>"$STATE_DIR/bench-probes"
+	for p in default greedy balanced adaptive; do
+		info "bench decision: $probes probes under $p"
+		[ "$p" = default ] || COMMTREE_TIMING=1 POLICY=$p cmd_up "$cluster" >/dev/null
+		docker exec -i "$(ctld_container)" bash -c \
+			'while read -r n; do sbatch --test-only -N "$n" --comment=1:2 --wrap=true >/dev/null 2>&1; done' \
+			<"$STATE_DIR/bench-probes"
+	done
+	{
+		printf '# make bench BENCH=decision: %s (%s nodes), about half busy; host %s cores; %s\n' \
+			"$cluster" "$nodes" "$(nproc)" "$(date -u +%FT%TZ)"
+		docker logs "$(ctld_container)" 2>&1 | in_tools python3 "$ROOT/bench/decision.py" summary
+	} | tee "$file"
+	docker exec "$(ctld_container)" scancel -u root >/dev/null 2>&1 || true
+	info "written to ${file#"$ROOT"/}"
+}
+
+# Submissions per second the replay driver sustains, with the controller
+# scheduling and starting the jobs meanwhile.
+bench_submit() {
+	local out="$ROOT/bench/out" file ctl cluster=${BENCH_CLUSTER:-curie}
+	mkdir -p "$out"
+	file="$out/submit-$(date +%Y%m%d-%H%M%S).txt"
+	cmd_down >/dev/null
+	info "bench submit: $cluster up"
+	POLICY=${POLICY:-greedy} cmd_up "$cluster" >/dev/null
+	ctl=$(ctld_container)
+	docker exec -i "$ctl" bash -c 'cat > /tmp/bench-job.sh && chmod 755 /tmp/bench-job.sh' \
+		<<<$'#!/bin/bash\nexec sleep "$1"'
+	{
+		printf '# make bench BENCH=submit: %s, policy %s; host %s cores; %s\n' "$cluster" \
+			"$(cluster_var "$cluster" POLICY)" "$(nproc)" "$(date -u +%FT%TZ)"
+		in_tools python3 "$ROOT/bench/submit.py" "$ctl" "${BENCH_JOBS:-1000}" /tmp/bench-job.sh 600
+		docker exec "$ctl" scancel -u root
+		wait_queue_empty "$ctl"
+		in_tools python3 "$ROOT/bench/submit.py" "$ctl" "${BENCH_JOBS:-1000}" /tmp/bench-job.sh 0
+	} | tee "$file"
+	docker exec "$ctl" scancel -u root >/dev/null 2>&1 || true
+	info "written to ${file#"$ROOT"/}"
+}
+
+wait_queue_empty() {
+	for _ in $(seq 120); do
+		[ -z "$(docker exec "$1" squeue -h -o %i)" ] && return 0
+		sleep 1
+	done
+	die "bench: jobs still in the queue after 120 s"
+}
+
+# Waits until no job is pending (the fill jobs of bench_decision).
+wait_jobs_started() {
+	local ctl=$1 pending
+	for _ in $(seq 120); do
+		pending=$(docker exec "$ctl" squeue -h -t PD -o %i | wc -l)
+		[ "$pending" -eq 0 ] && return 0
+		sleep 1
+	done
+	die "bench: $pending fill jobs still pending after 120 s"
+}

@@ -1,0 +1,86 @@
+# What a cluster is made from before it starts (scripts/testbed): its
+# name checked against emulated-clusters/, its generated configuration
+# (make config), its clock page and its secrets.
+
+cluster_names() {
+	local f names=()
+	for f in "$ROOT"/emulated-clusters/*.cluster; do
+		f=${f##*/}
+		names+=("${f%.cluster}")
+	done
+	echo "${names[*]}"
+}
+
+require_cluster() {
+	local name=${1:-}
+	[ -n "$name" ] || die "CLUSTER is not set; valid: $(cluster_names)"
+	[ -f "$ROOT/emulated-clusters/$name.cluster" ] ||
+		die "unknown CLUSTER '$name'; valid: $(cluster_names)"
+}
+
+# Another project (TESTBED_PROJECT) keeps its own generated configuration,
+# so that testbeds of one cluster under different policies (make experiment)
+# do not share one slurm.conf. workloads/replay.py follows the same rule.
+cluster_dir() {
+	if [ "$PROJECT" = testbed ]; then
+		echo "$ROOT/build/clusters/$1"
+	else
+		echo "$ROOT/build/projects/$PROJECT/clusters/$1"
+	fi
+}
+
+cmd_config() {
+	local name=${1:-} policy=${POLICY:-default}
+	require_cluster "$name"
+	local args=("$name" "$(cluster_dir "$name")" --policy "$policy"
+		--topologies-dir "$TOPOLOGIES_DIR")
+	[ -n "${FRONTENDS:-}" ] && args+=(--frontends "$FRONTENDS")
+	[ -n "${EMULATORS:-}" ] && args+=(--emulators "$EMULATORS")
+	[ -n "${COMMTREE_TIMING:-}" ] && args+=(--timing)
+	[ -n "${OPTIONS:-}" ] && args+=(--options "$OPTIONS")
+	# Slurm's timeouts are scaled for the clock's rate (docs/vclock.md);
+	# CLOCK_RATE is set by a replay with CLOCK=virtual, 1 otherwise.
+	args+=(--clock-rate "${CLOCK_RATE:-1}")
+	in_tools python3 "$ROOT/emulated-clusters/generate.py" "${args[@]}"
+}
+
+# The cluster's clock page (docs/vclock.md), VCLOCK_DIR/clock, mounted into
+# every Slurm container: made once per project, before any Slurm process
+# starts (one started without it keeps wall time for its whole life), and
+# never re-anchored, so the cluster's time never goes backwards (after a
+# virtual replay it stays ahead of wall time, as its database does). A
+# cluster that is not running starts at rate 1: a replay killed at rate R
+# leaves the page at R.
+vclock_tool() {
+	docker run --rm --entrypoint tb-vclock -v "$STATE_DIR/vclock:/run/testbed-vclock" \
+		"testbed-slurm:$TAG" "$@"
+}
+
+ensure_vclock() {
+	mkdir -p "$STATE_DIR/vclock"
+	local page=/run/testbed-vclock/clock out
+	if ! vclock_tool now "$page" >/dev/null 2>&1; then
+		out=$(vclock_tool init "$page" --rate 1 --force 2>&1) ||
+			die "cannot make the cluster's clock in $STATE_DIR/vclock: $out"
+	elif [ -z "$(running_containers)" ]; then
+		out=$(vclock_tool set-rate "$page" 1 2>&1) ||
+			die "cannot set the cluster's clock to rate 1: $out"
+	fi
+}
+
+# Secrets live in .state/ (git-ignored), made once, never in an image.
+ensure_secrets() {
+	mkdir -p "$STATE_DIR"
+	chmod 700 "$STATE_DIR"
+	if [ ! -s "$STATE_DIR/munge.key" ]; then
+		(umask 077 && head -c 1024 /dev/urandom >"$STATE_DIR/munge.key.tmp" &&
+			mv "$STATE_DIR/munge.key.tmp" "$STATE_DIR/munge.key")
+	fi
+	if [ ! -s "$STATE_DIR/db.password" ]; then
+		(umask 077 && od -An -N24 -tx1 /dev/urandom | tr -d ' \n' >"$STATE_DIR/db.password.tmp" &&
+			mv "$STATE_DIR/db.password.tmp" "$STATE_DIR/db.password")
+	fi
+	# The containers read the secrets as root; on a laptop the files are the
+	# user's, so they must be readable through the bind mount.
+	chmod 644 "$STATE_DIR/munge.key" "$STATE_DIR/db.password"
+}

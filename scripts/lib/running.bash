@@ -1,0 +1,95 @@
+# The running cluster, as scripts/testbed sees it through Docker Compose:
+# which cluster is up, its containers and controller, whether its nodes
+# are ready, the memory it takes. The commands build on these.
+
+current_cluster() { cat "$STATE_DIR/cluster" 2>/dev/null || true; }
+
+compose() {
+	local name
+	name=$(current_cluster)
+	[ -n "$name" ] || die "no cluster is up; run 'make up CLUSTER=<name>' (valid: $(cluster_names))"
+	compose_for "$name" "$@"
+}
+
+compose_for() {
+	local name=$1
+	shift
+	env CLUSTER_DIR="$(cluster_dir "$name")" STATE_DIR="$STATE_DIR" \
+		VCLOCK_DIR="$STATE_DIR/vclock" \
+		CLUSTER_NAME="$name" docker compose --ansi never -p "$PROJECT" -f "$ROOT/compose/base.yml" \
+		-f "$(cluster_dir "$name")/emulators.yml" "$@"
+}
+
+running_containers() {
+	docker ps -q --filter "label=com.docker.compose.project=$PROJECT"
+}
+
+cluster_var() { sed -n "s/^$2=//p" "$(cluster_dir "$1")/cluster.env"; }
+
+ctld_exec() { compose exec -T slurmctld "$@"; }
+
+# When the controller's container last started, or nothing.
+ctld_started() {
+	local id
+	id=$(ctld_container)
+	[ -z "$id" ] || docker inspect -f '{{.State.StartedAt}}' "$id" 2>/dev/null || true
+}
+
+ctld_container() {
+	docker ps -q --filter "label=com.docker.compose.project=$PROJECT" \
+		--filter label=com.docker.compose.service=slurmctld
+}
+
+# Nodes that are up and responding, busy or not (a cluster re-applied with
+# running jobs is ready too), or nothing while the controller is silent.
+up_nodes() {
+	ctld_exec sinfo -h -o '%D %t' 2>/dev/null |
+		awk '$2 ~ /^(idle|alloc|mix|comp|resv|plnd)$/ {n += $1} END {if (NR) print n + 0}'
+}
+
+# Names every stopped container with the end of its log, then fails.
+check_alive() {
+	local dead
+	dead=$(compose ps -a --format '{{.Service}} {{.State}}' | awk '$2 != "running" {print $1}')
+	[ -z "$dead" ] && return 0
+	progress_done
+	local svc
+	for svc in $dead; do
+		printf 'error: %s died during start-up; last lines of its log:\n' "$svc" >&2
+		compose logs --no-color --no-log-prefix --tail 15 "$svc" |
+			sed 's/\x1b\[[0-9;]*[A-Za-z]//g' >&2 || true
+	done
+	exit 1
+}
+
+wait_ready() {
+	local name=$1 nodes up start=$SECONDS
+	nodes=$(cluster_var "$name" NODES)
+	while :; do
+		up=$(up_nodes || true)
+		[ "${up:-0}" -ge "$nodes" ] && break
+		check_alive
+		[ $((SECONDS - start)) -lt "$READY_TIMEOUT" ] ||
+			die "$((SECONDS - start)) s and only ${up:-0}/$nodes nodes are up; see 'make logs'"
+		progress "  waiting for nodes: ${up:-0}/$nodes up ($((SECONDS - start)) s)"
+		sleep 1
+	done
+	progress_done
+}
+
+memory_in_use() {
+	# Sum of the containers' memory, in MiB, or "unknown": a container that
+	# goes away between `docker ps` and `docker stats` must not fail a start
+	# that succeeded.
+	local ids usage
+	mapfile -t ids < <(running_containers || true)
+	if [ "${#ids[@]}" -eq 0 ] ||
+		! usage=$(docker stats --no-stream --format '{{.MemUsage}}' "${ids[@]}" 2>/dev/null) ||
+		[ -z "$usage" ]; then
+		echo unknown
+		return 0
+	fi
+	awk '{v = $1; u = v; gsub(/[0-9.]/, "", u); sub(/[A-Za-z]+$/, "", v)
+	      f = (u == "GiB") ? 1024 : (u == "KiB") ? 1 / 1024 : (u == "B") ? 1 / 1048576 : 1
+	      s += v * f} END {printf "%.0f", s}' <<<"$usage"
+}

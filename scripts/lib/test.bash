@@ -1,0 +1,22 @@
+# make test (scripts/testbed test): shellcheck, the C unit tests and the
+# bats suites, in the tools image.
+
+cmd_test() {
+	require_docker
+	ensure_images
+	info "test: shellcheck"
+	in_tools shellcheck -a -x "$ROOT"/scripts/testbed "$ROOT"/scripts/setup "$ROOT"/scripts/experiment "$ROOT"/tests/vclock/run.sh "$ROOT"/tests/vclock/libfaketime.sh "$ROOT"/images/base.sh \
+		"$ROOT"/images/*/entrypoint.sh "$ROOT"/.ci/run
+	info "test: C unit tests of the policy library (ASan + UBSan)"
+	in_tools make -s -C "$ROOT/plugins" check
+	info "test: the virtual clock's preload library (plugins/vclock)"
+	in_tools make -s -C "$ROOT/plugins" vclock-check
+	info "test: bats suites"
+	# A directory outside the clone, with a space in its name, at the same
+	# path on the host and in the tools image: the tests put the files a
+	# user names by path there.
+	TESTBED_SCRATCH=$(mktemp -d "${TMPDIR:-/tmp}/testbed scratch.XXXXXX")
+	export TESTBED_SCRATCH TESTBED_IMAGES_BUILT=1
+	trap 'rm -rf "$TESTBED_SCRATCH"' EXIT
+	in_tools bats --print-output-on-failure "${@:-$ROOT/tests}"
+}
