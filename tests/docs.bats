@@ -1,9 +1,9 @@
 #!/usr/bin/env bats
-# The README and docs/: every relative link resolves (anchors too), the
-# README stays short and links every page, the make commands in them name
-# real targets and parameters, and the examples marked
-# `<!-- test: no-cluster -->` (commands that need no cluster) give the
-# output shown. docs/testing.md describes the marker.
+# The README and docs/: every relative link resolves (anchors too), tables
+# are whole, the README stays short and links every page, the make
+# commands in them name real targets and parameters, and the examples
+# marked `<!-- test: no-cluster -->` (commands that need no cluster) give
+# the output shown. docs/testing.md describes the marker.
 
 setup_file() {
 	load helpers
@@ -64,6 +64,25 @@ elif what == "unlinked":
     for page in pages[1:]:
         if page not in linked:
             print(f"{rel(page)} is not linked from README.md")
+elif what == "tables":
+    # A table moved in pieces loses its header or separator, or a cell.
+    for page in pages:
+        lines = FENCE.sub(lambda m: "\n" * m.group(0).count("\n"), open(page).read()).split("\n")
+        i = 0
+        while i < len(lines):
+            if not lines[i].startswith("|"):
+                i += 1
+                continue
+            j = i
+            while j < len(lines) and lines[j].startswith("|"):
+                j += 1
+            rows = [l.replace("\\|", "") for l in lines[i:j]]
+            if len(rows) < 2 or not re.fullmatch(r"\|(\s*:?-+:?\s*\|)+", rows[1]):
+                print(f"{rel(page)}:{i + 1}: a table without its header and separator rows")
+            for k, row in enumerate(rows):
+                if row.count("|") != rows[0].count("|"):
+                    print(f"{rel(page)}:{i + k + 1}: {row.count('|') - 1} cells, the header has {rows[0].count('|') - 1}")
+            i = j
 elif what == "make-commands":
     # Every `make ...` in a code block or code span, one a line.
     for page in pages:
@@ -105,6 +124,12 @@ EOF
 
 @test "every relative link in README.md and docs/ resolves, anchors included" {
 	run docs_py links
+	assert_success
+	assert_output ""
+}
+
+@test "every table in README.md and docs/ has its header, separator and cells" {
+	run docs_py tables
 	assert_success
 	assert_output ""
 }
