@@ -168,6 +168,32 @@ PY
 		"adaptive balanced default default1905 firstfit greedy isolated tm-a tm-i tm-sub tm-sub3"
 }
 
+@test "tb-alloc refuses a --job value it cannot read, in one line naming it" {
+	# tb-alloc is the oracle of the comparison with Slurm
+	# (policies_vs_slurm.bats): a value it half reads (atoi took
+	# nodes=12x for 12) would compare the wrong request.
+	make -s -C "$ROOT/plugins" tools >/dev/null
+	local tool=$ROOT/build/c/tb-alloc topo=$ROOT/build/test-config/tiny/topology.json
+	run "$tool" --topology "$topo" --job nodes=12 default1905
+	assert_success
+	assert_equal "$(cut -d' ' -f2 <<<"$output" | tr ',' '\n' | wc -l)" 12
+	run "$tool" --topology "$topo" --job nodes=12x default1905
+	assert_equal "$status" 2
+	assert_output "tb-alloc: --job nodes=12x: nodes='12x': expected a whole number of nodes, at least 1"
+	run "$tool" --topology "$topo" --job nodes=4,comm=2 default1905
+	assert_equal "$status" 2
+	assert_output "tb-alloc: --job nodes=4,comm=2: comm='2': expected 0 or 1"
+	run "$tool" --topology "$topo" --job nodes=,comm=1 default1905
+	assert_equal "$status" 2
+	assert_output "tb-alloc: --job nodes=,comm=1: nodes='': expected a whole number of nodes, at least 1"
+	run "$tool" --topology "$topo" --job comm=1 default1905
+	assert_equal "$status" 2
+	assert_output "tb-alloc: --job comm=1: expected nodes=<n>"
+	run "$tool" --topology "$topo" --job nodes=4,size=3 default1905
+	assert_equal "$status" 2
+	assert_output "tb-alloc: --job nodes=4,size=3: unknown key 'size' (nodes, comm, pattern)"
+}
+
 @test "make up fails when the controller runs another policy or could not load the topology" {
 	# verify_policy from scripts/testbed, with the controller stubbed: its
 	# TopologyParam, and its log (a stale success line before this start,

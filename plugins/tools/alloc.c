@@ -21,6 +21,7 @@
  * Either mode takes --options "<words>" (plugins/lib/options.h, e.g.
  * "eq3=path fit=quiet"), applied after a scenario's own options line.
  */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +30,7 @@
 #include "../lib/isolation.h"
 #include "../lib/policy.h"
 #include "../lib/scenario.h"
+#include "../lib/textfile.h"
 
 static void usage(void)
 {
@@ -106,27 +108,63 @@ static int mark_nodes(const struct tb_topology *t, struct tb_occupancy *o,
 	return 0;
 }
 
-static int parse_job(char *spec, struct tb_job *job)
+/* --job nodes=<n>[,comm=0|1,pattern=<p>]: 0, or -1 after a one-line error
+ * naming the value and what was expected. */
+static int parse_job(const char *spec, struct tb_job *job)
 {
+	char *copy = strdup(spec), *save = NULL;
+	int rc = -1;
+
 	job->comm = 1;
 	job->pattern = TB_PATTERN_RD;
 	job->comm_fraction = 0.5;
-	for (char *kv = strtok(spec, ","); kv; kv = strtok(NULL, ",")) {
-		char *v = strchr(kv, '=');
-		if (!v)
-			return -1;
-		*v++ = '\0';
-		if (!strcmp(kv, "nodes"))
-			job->nodes = atoi(v);
-		else if (!strcmp(kv, "comm"))
-			job->comm = atoi(v) != 0;
-		else if (!strcmp(kv, "pattern")) {
-			if (tb_pattern_parse(v, &job->pattern))
-				return -1;
-		} else
-			return -1;
+	if (!copy) {
+		fprintf(stderr, "tb-alloc: out of memory\n");
+		return -1;
 	}
-	return job->nodes > 0 ? 0 : -1;
+	for (char *kv = strtok_r(copy, ",", &save); kv;
+	     kv = strtok_r(NULL, ",", &save)) {
+		char *v = strchr(kv, '=');
+
+		if (!v) {
+			fprintf(stderr, "tb-alloc: --job %s: '%s': expected "
+				"key=value\n", spec, kv);
+			goto out;
+		}
+		*v++ = '\0';
+		if (!strcmp(kv, "nodes")) {
+			if (tb_parse_int(v, 1, INT_MAX, &job->nodes)) {
+				fprintf(stderr, "tb-alloc: --job %s: nodes='%s': "
+					"expected a whole number of nodes, at "
+					"least 1\n", spec, v);
+				goto out;
+			}
+		} else if (!strcmp(kv, "comm")) {
+			if (tb_parse_int(v, 0, 1, &job->comm)) {
+				fprintf(stderr, "tb-alloc: --job %s: comm='%s': "
+					"expected 0 or 1\n", spec, v);
+				goto out;
+			}
+		} else if (!strcmp(kv, "pattern")) {
+			if (tb_pattern_parse(v, &job->pattern)) {
+				fprintf(stderr, "tb-alloc: --job %s: pattern='%s': "
+					"expected rd, rhvd, binomial, ring or "
+					"cmc\n", spec, v);
+				goto out;
+			}
+		} else {
+			fprintf(stderr, "tb-alloc: --job %s: unknown key '%s' "
+				"(nodes, comm, pattern)\n", spec, kv);
+			goto out;
+		}
+	}
+	if (job->nodes < 1)
+		fprintf(stderr, "tb-alloc: --job %s: expected nodes=<n>\n", spec);
+	else
+		rc = 0;
+out:
+	free(copy);
+	return rc;
 }
 
 /* Removes "--options <words>" from argv into *words; returns the new
@@ -183,10 +221,12 @@ static int state_mode(int argc, char **argv, const char *words)
 			return 2;
 		}
 	}
-	if (!topo_path || !job_spec || parse_job(job_spec, &job)) {
+	if (!topo_path || !job_spec) {
 		usage();
 		return 2;
 	}
+	if (parse_job(job_spec, &job))
+		return 2;
 	if (apply_options(words, &opts))
 		return 2;
 	if (tb_topology_load(topo_path, &t, err, sizeof(err))) {

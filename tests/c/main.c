@@ -28,6 +28,7 @@ static const struct tb_test tb_tests[] = {
 	T(test_matrix_block_placement_and_line_form),
 	T(test_topology_json),
 	T(test_topology_json_errors),
+	T(test_read_file_errors),
 	T(test_topology_index_big),
 	T(test_topology_index_duplicate),
 	T(test_topology_index_growth),

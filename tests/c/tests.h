@@ -25,6 +25,7 @@ void test_matrix_errors(void);
 void test_matrix_block_placement_and_line_form(void);
 void test_topology_json(void);
 void test_topology_json_errors(void);
+void test_read_file_errors(void);
 /* test_topology_index.c */
 void test_topology_index_big(void);
 void test_topology_index_duplicate(void);
