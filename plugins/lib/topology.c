@@ -502,8 +502,8 @@ int tb_topology_load(const char *path, struct tb_topology **out, char *err,
 	*out = NULL;
 	if (!text) {
 		if (err && errlen)
-			snprintf(err, errlen, "%s: cannot read the file: %s", path,
-				 strerror(errno));
+			snprintf(err, errlen, "%s: cannot read the file: %s",
+				 path, strerror(errno));
 		return -1;
 	}
 	rc = tb_topology_from_json_text(text, len, out, err, errlen);

@@ -20,6 +20,13 @@
  *
  * Either mode takes --options "<words>" (plugins/lib/options.h, e.g.
  * "eq3=path fit=quiet"), applied after a scenario's own options line.
+ *
+ *   tb-alloc --list-policies
+ *
+ * prints the policy registry (plugins/lib/policy_registry.def), one line
+ * per policy, tab-separated: name, family, traits (',' between them, '-'
+ * for none), paper. The build writes it to policies.tsv, which the scripts
+ * read (make -C plugins registry).
  */
 #include <limits.h>
 #include <stdio.h>
@@ -40,6 +47,7 @@ static void usage(void)
 		"                [--busy-comm <names>]\n"
 		"                --job nodes=<n>[,comm=0|1,pattern=<p>]\n"
 		"                [--options <words>] [<policy>|all]\n"
+		"       tb-alloc --list-policies\n"
 		"policies:");
 	for (int p = 0; p < TB_POLICY_COUNT; p++)
 		fprintf(stderr, " %s", tb_policy_name((enum tb_policy)p));
@@ -134,22 +142,23 @@ static int parse_job(const char *spec, struct tb_job *job)
 		*v++ = '\0';
 		if (!strcmp(kv, "nodes")) {
 			if (tb_parse_int(v, 1, INT_MAX, &job->nodes)) {
-				fprintf(stderr, "tb-alloc: --job %s: nodes='%s': "
-					"expected a whole number of nodes, at "
-					"least 1\n", spec, v);
+				fprintf(stderr, "tb-alloc: --job %s: "
+					"nodes='%s': expected a whole number "
+					"of nodes, at least 1\n", spec, v);
 				goto out;
 			}
 		} else if (!strcmp(kv, "comm")) {
 			if (tb_parse_int(v, 0, 1, &job->comm)) {
-				fprintf(stderr, "tb-alloc: --job %s: comm='%s': "
-					"expected 0 or 1\n", spec, v);
+				fprintf(stderr, "tb-alloc: --job %s: "
+					"comm='%s': expected 0 or 1\n", spec,
+					v);
 				goto out;
 			}
 		} else if (!strcmp(kv, "pattern")) {
 			if (tb_pattern_parse(v, &job->pattern)) {
-				fprintf(stderr, "tb-alloc: --job %s: pattern='%s': "
-					"expected rd, rhvd, binomial, ring or "
-					"cmc\n", spec, v);
+				fprintf(stderr, "tb-alloc: --job %s: "
+					"pattern='%s': expected rd, rhvd, "
+					"binomial, ring or cmc\n", spec, v);
 				goto out;
 			}
 		} else {
@@ -159,7 +168,8 @@ static int parse_job(const char *spec, struct tb_job *job)
 		}
 	}
 	if (job->nodes < 1)
-		fprintf(stderr, "tb-alloc: --job %s: expected nodes=<n>\n", spec);
+		fprintf(stderr, "tb-alloc: --job %s: expected nodes=<n>\n",
+			spec);
 	else
 		rc = 0;
 out:
@@ -312,6 +322,24 @@ static int run_policy(const struct tb_scenario *s, enum tb_policy p, int *alloc)
 	return 0;
 }
 
+/* The registry, one tab-separated line per policy. */
+static int list_policies(void)
+{
+	char line[512];
+
+	for (int p = 0; p < TB_POLICY_COUNT; p++) {
+		int n = tb_policy_format((enum tb_policy)p, line, sizeof(line));
+
+		if (n < 0 || (size_t)n >= sizeof(line)) {
+			fprintf(stderr, "tb-alloc: policy %d: line too long\n",
+				p);
+			return 1;
+		}
+		printf("%s\n", line);
+	}
+	return fflush(stdout) || ferror(stdout) ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct tb_scenario *s;
@@ -321,6 +349,8 @@ int main(int argc, char **argv)
 	const char *words;
 
 	argc = take_options(argc, argv, &words);
+	if (argc == 2 && !strcmp(argv[1], "--list-policies"))
+		return list_policies();
 	if (argc >= 2 && !strcmp(argv[1], "--topology"))
 		return state_mode(argc, argv, words);
 	if (argc < 2 || argc > 3) {

@@ -56,6 +56,7 @@ static const struct tb_test tb_tests[] = {
 	T(test_tm_strategies_differ),
 	T(test_tm_brute_force_small),
 	T(test_tm_refusals),
+	T(test_registry_lines),
 	{ NULL, NULL },
 };
 #undef T

@@ -56,5 +56,6 @@ void test_tm_table1_grouping(void);
 void test_tm_strategies_differ(void);
 void test_tm_brute_force_small(void);
 void test_tm_refusals(void);
+void test_registry_lines(void); /* test_registry.c */
 
 #endif
