@@ -11,6 +11,7 @@ multiplied by the run's SPEEDUP, so runs at different speedups compare.
 
 import argparse
 import csv
+import functools
 import hashlib
 import json
 import math
@@ -24,7 +25,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:0] = [os.path.join(HERE, "..", "workloads"),
                 os.path.join(HERE, "..", "emulated-clusters")]
 import faults  # noqa: E402
-from generate import expand_hostlist  # noqa: E402
+from generate import RegistryError, expand_hostlist, policy_registry  # noqa: E402
 from logs import admin_fields  # noqa: E402
 
 METRIC_KEYS = ["jobs", "makespan_s", "utilization", "wait_mean_s", "wait_median_s",
@@ -38,14 +39,20 @@ JOB_FIELDS = ["job_id", "log_job_id", "nodes", "cpus", "submit", "eligible", "st
               "hop_bytes_default", "fallback", "fault", "rerun_of", "prefill"]
 # Baselines make compare measures against, first found first.
 BASELINES = ("default1905", "default", "firstfit")
-# The policy library's registry (plugins/lib/policy.c), in its order;
-# tests/config.bats checks the lists agree.
-POLICIES = ["default", "greedy", "balanced", "adaptive", "default1905",
-            "isolated", "firstfit", "tm-a", "tm-i", "tm-sub", "tm-sub3"]
 
 
 class ReportError(Exception):
     pass
+
+
+@functools.lru_cache(maxsize=None)
+def policies():
+    """The policies of the library's registry, in its order, as the build
+    wrote them (generate.policy_registry: the build's policies.tsv)."""
+    try:
+        return tuple(p[0] for p in policy_registry())
+    except RegistryError as e:
+        raise ReportError(str(e)) from None
 
 
 def fnum(value, default=float("nan")):
@@ -144,7 +151,7 @@ def job_rows(manifest, sacct, aph, deaths=()):
             # Eq. 7's Cost_Default: the record names it (default1905, the
             # paper's baseline); records before it was named used default.
             "denominator": a.get("denominator", "default"),
-            "cost_by_policy": {p: fnum(a.get("cost_" + p)) for p in POLICIES},
+            "cost_by_policy": {p: fnum(a.get("cost_" + p)) for p in policies()},
             "runtime_base_s": fnum(a.get("runtime_base")),
             "runtime_scaled_s": fnum(a.get("runtime_scaled")),
             "leaves": leaves, "aph": pairwise,
@@ -218,7 +225,7 @@ def individual_runs(rows):
     for subset, sel in (("all", rows), ("comm", [r for r in rows if r["comm"]])):
         base = sum(r["runtime_base_s"] for r in sel if r["runtime_base_s"] > 0)
         out[subset] = {}
-        for p in POLICIES:
+        for p in policies():
             total = 0.0
             for r in sel:
                 b, f = r["runtime_base_s"], r["comm_percent"] / 100
@@ -666,9 +673,9 @@ def summary_md(manifest, m, plots, missing):
     ir = m["individual_runs_improvement_percent"]
     out += ["", "Individual runs (the study's Table 4): % less execution time than "
             "`default` had each job been placed by each policy on the same cluster state.",
-            "", "| jobs | " + " | ".join(POLICIES) + " |", "|---|" + "---|" * len(POLICIES)]
+            "", "| jobs | " + " | ".join(policies()) + " |", "|---|" + "---|" * len(policies())]
     for subset in ("all", "comm"):
-        out.append(f"| {subset} | " + " | ".join(fmt(ir[subset][p], 2) for p in POLICIES) + " |")
+        out.append(f"| {subset} | " + " | ".join(fmt(ir[subset][p], 2) for p in policies()) + " |")
     out += [""] + [f"![{os.path.basename(p)}]({p})" for p in plots] + [""]
     return "\n".join(out)
 
@@ -849,8 +856,9 @@ def main(argv):
                   f"{fmt(m['wait_mean_s'] / 3600, 2)} h -> {args.run_dir}/summary.md")
             ir = m["individual_runs_improvement_percent"]
             print("report: individual runs, % less execution time than default at equal "
-                  "state: " + ", ".join(f"{p} {fmt(ir['all'][p], 2)}" for p in POLICIES) +
-                  " (comm jobs: " + ", ".join(f"{p} {fmt(ir['comm'][p], 2)}" for p in POLICIES) + ")")
+                  "state: " + ", ".join(f"{p} {fmt(ir['all'][p], 2)}" for p in policies()) +
+                  " (comm jobs: " +
+                  ", ".join(f"{p} {fmt(ir['comm'][p], 2)}" for p in policies()) + ")")
             if m.get("resumed"):
                 print(f"report: resumed run: paused {fmt(m.get('paused_log_s'))} s of log "
                       f"time, {fmt(m.get('jobs_late'))} jobs made late (see summary.md)")
