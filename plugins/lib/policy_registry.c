@@ -74,11 +74,15 @@ int tb_policy_format(enum tb_policy p, char *buf, size_t len)
 	if (!pi)
 		return -1;
 	for (int k = 0; k < TB_TRAIT_COUNT; k++) {
+		int n;
+
 		if (!(pi->traits & (1u << k)))
 			continue;
-		used += (size_t)snprintf(traits + used, sizeof(traits) - used,
-					 "%s%s", used ? "," : "",
-					 trait_names[k]);
+		n = snprintf(traits + used, sizeof(traits) - used, "%s%s",
+			     used ? "," : "", trait_names[k]);
+		if (n < 0 || (size_t)n >= sizeof(traits) - used)
+			return -1;	/* cannot happen: the names fit */
+		used += (size_t)n;
 	}
 	return snprintf(buf, len, "%s\t%s\t%s\t%s", pi->name,
 			tb_family_name(pi->family), traits, pi->paper);
