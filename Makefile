@@ -25,7 +25,7 @@ TESTBED_CWD := $(or $(PWD),$(CURDIR))
 export TESTBED_CWD
 
 .DEFAULT_GOAL := help
-.PHONY: help setup up down clean status logs shell exec config images test bench lint alloc fuzz replay report compare fetch-logs experiment
+.PHONY: help setup up down clean status logs shell exec config images test bench lint alloc policies fuzz replay report compare fetch-logs experiment
 
 help: ## list targets and parameters
 	@echo "HPC scheduling testbed: real Slurm 24.11 on emulated supercomputers."
@@ -39,9 +39,11 @@ help: ## list targets and parameters
 	@echo "  CLUSTER=<name>    one of: $$(ls emulated-clusters/*.cluster | xargs -n1 basename | sed 's/.cluster//' | tr '\n' ' ')"
 	@echo "  FRONTENDS=<n>     front-end slurmd daemons (default: the machine definition's)"
 	@echo "  EMULATORS=<n>     containers the front ends are spread over"
-	@echo "  POLICY=<name>     default greedy balanced adaptive default1905 isolated firstfit"
-	@echo "                    tm-a tm-i tm-sub tm-sub3"
-	@echo "                    (make up: recorded in slurm.conf;"
+	@names=$$(cut -f1 "$${TB_BUILD:-build/c}/policies.tsv" 2>/dev/null | paste -sd' '); \
+		printf '%s\n' "$${names:-a name of the policy registry}" | fold -s -w 60 | \
+		sed 's/ *$$//; 1s/^/  POLICY=<name>     /; 2,$$s/^/                    /'
+	@echo "                    (make policies: each one's family, traits and paper;"
+	@echo "                    make up: recorded in slurm.conf;"
 	@echo "                    make alloc: one policy, or all)"
 	@echo "  OPTIONS='<words>' for 'make up': the library's named readings of the papers, e.g."
 	@echo "                    'eq3=path fit=quiet' (plugins/lib/options.h; default: the papers' forms)"
@@ -149,6 +151,9 @@ experiment: ## EXP=<name>: the replays of experiments/<name>.exp and a table bes
 
 alloc: ## run the allocation policies on SCENARIO (POLICY=<p>, default all); see examples/
 	@$(TESTBED) alloc "$(SCENARIO)" "$(or $(POLICY),all)"
+
+policies: ## the policy registry: each policy's name (POLICY=), family, traits and paper
+	@$(TESTBED) policies
 
 fuzz: ## fuzz the scenario, matrix and topology parsers (FUZZ_SECONDS each, default 60)
 	@$(TESTBED) in-tools make -s -C plugins fuzz FUZZ_SECONDS=$(or $(FUZZ_SECONDS),60)

@@ -23,13 +23,12 @@ import re
 import statistics
 import sys
 
-LINE = re.compile(r"topology/commtree: timing nodes=(\d+) policy=(\w+) "
+# A timing line gives every policy of the plugin's registry, in its order
+# (commtree_eval.c, _log_timing): the policies come from there. Names may
+# hold '-' (tm-a).
+LINE = re.compile(r"topology/commtree: timing nodes=(\d+) policy=(\S+) "
                   r"snapshot_us=([\d.]+) tree_us=([\d.]+)(.*)")
-PART = re.compile(r"(\w+)_us=([\d.]+)(\(refused\))?")
-# The policy library's registry (plugins/lib/policy.c); tests/config.bats
-# checks the lists agree.
-POLICIES = ["default", "greedy", "balanced", "adaptive", "default1905",
-            "isolated", "firstfit", "tm-a", "tm-i", "tm-sub", "tm-sub3"]
+PART = re.compile(r"([\w-]+)_us=([\d.]+)(\(refused\))?")
 
 
 def fill(nodes, seed):
@@ -70,13 +69,14 @@ def pct(values, q):
 
 
 def summary():
-    rows = {p: [] for p in POLICIES}
+    rows, policies = {}, []
     for line in sys.stdin:
         m = LINE.search(line)
         if not m:
             continue
         nodes, phase, snap, tree, rest = m.groups()
         parts = {k: (float(v), bool(r)) for k, v, r in PART.findall(rest)}
+        policies += [p for p in parts if p not in policies]
         rows.setdefault(phase, []).append((int(nodes), float(snap), float(tree), parts))
     base = rows.get("default", [])
     if not base:
@@ -92,14 +92,14 @@ def summary():
     snap = [r[1] for r in base]
     print(f"{'commtree snapshot':34s} {statistics.median(snap):10.1f} "
           f"{pct(snap, 0.9):10.1f} {statistics.median(snap) / t_med:7.2f}")
-    for p in POLICIES:
+    for p in policies:
         dec = [r[1] + r[3][p][0] for r in base if p in r[3]]
         if dec:
             med = statistics.median(dec)
             print(f"{'snapshot + ' + p:34s} {med:10.1f} {pct(dec, 0.9):10.1f} "
                   f"{med / t_med:7.2f}")
-    for p in POLICIES[1:]:
-        phase = rows.get(p, [])
+    for p in policies:
+        phase = rows.get(p, []) if p != "default" else []
         if not phase:
             continue
         whole = [r[1] + r[3][p][0] + r[2] for r in phase if p in r[3]]

@@ -24,10 +24,31 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 FRONTEND_BASE_PORT = 17000
 DRAGONFLY_LEVELS = ("router", "chassis", "group")
-# The policy library's registry (plugins/lib/policy.c); tests/config.bats
-# checks the lists agree.
-POLICIES = ("default", "greedy", "balanced", "adaptive", "default1905",
-            "isolated", "firstfit", "tm-a", "tm-i", "tm-sub", "tm-sub3")
+
+
+class RegistryError(Exception):
+    pass
+
+
+def policy_registry(root=os.path.dirname(HERE)):
+    """The policy library's registry as its build wrote it: (name, family,
+    traits, paper) per policy, in the library's order, traits a set. Read
+    from policies.tsv in $TB_BUILD (default: build/c in the clone), which
+    `make -C plugins registry` writes from `tb-alloc --list-policies`
+    (plugins/lib/policy_registry.def); scripts/testbed makes it first."""
+    build = os.environ.get("TB_BUILD") or os.path.join(root, "build", "c")
+    path = os.path.join(build, "policies.tsv")
+    try:
+        with open(path, encoding="utf-8") as f:
+            rows = [line.rstrip("\n").split("\t") for line in f if line.strip()]
+    except OSError as e:
+        raise RegistryError(f"{path}: {e.strerror}; make -C plugins registry "
+                            "writes it") from None
+    if not rows or any(len(r) != 4 for r in rows):
+        raise RegistryError(f"{path}: expected lines of name, family, traits "
+                            "and paper, tab-separated")
+    return [(n, fam, set() if tr == "-" else set(tr.split(",")), paper)
+            for n, fam, tr, paper in rows]
 
 
 class DefinitionError(Exception):
@@ -590,8 +611,13 @@ def main(argv):
                     default=os.path.join(HERE, "..", "..", "shared", "topologies"))
     args = ap.parse_args(argv)
 
-    if args.policy not in POLICIES:
-        print(f"error: unknown POLICY '{args.policy}'; valid: {' '.join(POLICIES)}",
+    try:
+        policies = [p[0] for p in policy_registry()]
+    except RegistryError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    if args.policy not in policies:
+        print(f"error: unknown POLICY '{args.policy}'; valid: {' '.join(policies)}",
               file=sys.stderr)
         return 2
     if args.name not in cluster_names():

@@ -11,6 +11,7 @@ multiplied by the run's SPEEDUP, so runs at different speedups compare.
 
 import argparse
 import csv
+import functools
 import hashlib
 import json
 import math
@@ -25,7 +26,7 @@ sys.path[:0] = [os.path.join(HERE, "..", "workloads"),
                 os.path.join(HERE, "..", "emulated-clusters")]
 import eq7  # noqa: E402
 import faults  # noqa: E402
-from generate import expand_hostlist  # noqa: E402
+from generate import RegistryError, expand_hostlist, policy_registry  # noqa: E402
 from logs import admin_fields  # noqa: E402
 
 METRIC_KEYS = ["jobs", "makespan_s", "utilization", "wait_mean_s", "wait_median_s",
@@ -40,14 +41,20 @@ JOB_FIELDS = ["job_id", "log_job_id", "nodes", "cpus", "submit", "eligible", "st
               "runtime_fallback"]
 # Baselines make compare measures against, first found first.
 BASELINES = ("default1905", "default", "firstfit")
-# The policy library's registry (plugins/lib/policy.c), in its order;
-# tests/config.bats checks the lists agree.
-POLICIES = ["default", "greedy", "balanced", "adaptive", "default1905",
-            "isolated", "firstfit", "tm-a", "tm-i", "tm-sub", "tm-sub3"]
 
 
 class ReportError(Exception):
     pass
+
+
+@functools.lru_cache(maxsize=None)
+def policies():
+    """The policies of the library's registry, in its order, as the build
+    wrote them (generate.policy_registry: the build's policies.tsv)."""
+    try:
+        return tuple(p[0] for p in policy_registry())
+    except RegistryError as e:
+        raise ReportError(str(e)) from None
 
 
 def fnum(value, default=float("nan")):
@@ -226,7 +233,7 @@ def individual_runs(rows):
     and named, never counted as no change."""
     out, left = {}, {}
     for subset, sel in (("all", rows), ("comm", [r for r in rows if r["comm"]])):
-        out[subset], gone = eq7.changes(sel, POLICIES)
+        out[subset], gone = eq7.changes(sel, policies())
         if gone:
             left[subset] = gone
     return out, left
@@ -673,9 +680,9 @@ def summary_md(manifest, m, plots, missing):
     out += ["", "Individual runs (the study's Table 4): % less execution time than "
             "the log's runtimes (the record's Eq. 7 denominator) had each job been "
             "placed by each policy on the same cluster state.",
-            "", "| jobs | " + " | ".join(POLICIES) + " |", "|---|" + "---|" * len(POLICIES)]
+            "", "| jobs | " + " | ".join(policies()) + " |", "|---|" + "---|" * len(policies())]
     for subset in ("all", "comm"):
-        out.append(f"| {subset} | " + " | ".join(fmt(ir[subset][p], 2) for p in POLICIES) + " |")
+        out.append(f"| {subset} | " + " | ".join(fmt(ir[subset][p], 2) for p in policies()) + " |")
     for subset, left in m.get("individual_runs_left_out", {}).items():
         out += ["", f"{subset} jobs: " + eq7.left_out_text(left)]
     if m.get("runtime_fallback_jobs"):
@@ -865,8 +872,8 @@ def main(argv):
             ir = m["individual_runs_improvement_percent"]
             print("report: individual runs, % less execution time than the log's "
                   "runtimes at equal state: " +
-                  ", ".join(f"{p} {fmt(ir['all'][p], 2)}" for p in POLICIES) +
-                  " (comm jobs: " + ", ".join(f"{p} {fmt(ir['comm'][p], 2)}" for p in POLICIES) + ")")
+                  ", ".join(f"{p} {fmt(ir['all'][p], 2)}" for p in policies()) +
+                  " (comm jobs: " + ", ".join(f"{p} {fmt(ir['comm'][p], 2)}" for p in policies()) + ")")
             left = m["individual_runs_left_out"].get("all", {})
             if left:
                 print("report: individual runs: jobs without a same-state cost left out "

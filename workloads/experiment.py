@@ -268,7 +268,11 @@ def validate(d, where):
         raise ExperimentError(f"{where}no logs")
     if d.kind in ("sc18", "treematch") and not d.patterns:
         d.patterns = ["mix"]
-    check_names("policies", d.policies, replay.POLICIES, where)
+    try:
+        policies = replay.policy_names(ROOT)
+    except replay.ReplayError as e:
+        raise ExperimentError(f"{where}{e}") from None
+    check_names("policies", d.policies, policies, where)
     if d.baseline not in d.policies:
         raise ExperimentError(f"{where}the baseline '{d.baseline}' is not among the "
                               f"policies '{' '.join(d.policies)}'")

@@ -44,15 +44,33 @@ import vclock  # noqa: E402
 
 PATTERNS = ["rhvd", "rd", "binomial", "ring", "cmc"]   # study ids 1-5
 PERCENTS = [10, 30, 50, 70, 90]
-# The policy library's registry (plugins/lib/policy.c); tests/config.bats
-# checks the lists agree.
-POLICIES = ["default", "greedy", "balanced", "adaptive", "default1905",
-            "isolated", "firstfit", "tm-a", "tm-i", "tm-sub", "tm-sub3"]
 BATCH_SCRIPT = "/tmp/testbed-replay-job.sh"
 
 
 class ReplayError(Exception):
     pass
+
+
+def build_dir(root):
+    """The policy library's build: its tools and policies.tsv ($TB_BUILD,
+    default build/c in the clone)."""
+    return os.environ.get("TB_BUILD") or os.path.join(root, "build", "c")
+
+
+def policy_names(root=os.path.dirname(os.path.dirname(os.path.abspath(__file__)))):
+    """The policies of the library's registry, in its order, as the build
+    wrote them (policies.tsv: name, family, traits, paper per line; make -C
+    plugins registry writes it from plugins/lib/policy_registry.def)."""
+    path = os.path.join(build_dir(root), "policies.tsv")
+    try:
+        with open(path, encoding="utf-8") as f:
+            names = [line.split("\t")[0] for line in f if line.strip()]
+    except OSError as e:
+        raise ReplayError(f"{path}: {e.strerror}; make -C plugins registry "
+                          "writes it") from None
+    if not names:
+        raise ReplayError(f"{path}: no policies")
+    return names
 
 
 def log_line(run_dir, text):
@@ -1541,8 +1559,9 @@ def parse_args(argv):
     if args.rerun_faulted and not args.resume:
         raise ReplayError("RERUN_FAULTED=1 needs RESUME=<run-id>: the run whose jobs "
                           "a fault hit")
-    if args.policy not in POLICIES:
-        raise ReplayError(f"unknown POLICY '{args.policy}'; valid: {' '.join(POLICIES)}")
+    policies = policy_names(args.root)
+    if args.policy not in policies:
+        raise ReplayError(f"unknown POLICY '{args.policy}'; valid: {' '.join(policies)}")
     if args.pattern not in PATTERNS + ["mix"]:
         raise ReplayError(f"unknown PATTERN '{args.pattern}'; valid: "
                           f"{' '.join(PATTERNS)} mix")
@@ -1653,7 +1672,7 @@ def main(argv):
                 topology_sha = keep_topology(args.root, cluster, run_dir)
                 if args.individual:
                     place_occupying(plan, os.path.join(run_dir, "topology.json"),
-                                    os.path.join(args.root, "build", "c", "tb-alloc"))
+                                    os.path.join(build_dir(args.root), "tb-alloc"))
                     write_plan(os.path.join(run_dir, "plan.tsv"), plan)
                 container = controller()
             except ReplayError:

@@ -29,7 +29,7 @@
 
 #include "job.h"
 #include "occupancy.h"
-#include "policy.h"
+#include "status.h"
 #include "topology.h"
 
 enum tb_job_class {

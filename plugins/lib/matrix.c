@@ -104,7 +104,8 @@ int tb_matrix_load(const char *path, struct tb_matrix **out, char *err,
 
 	*out = NULL;
 	if (!text)
-		return tb_fail_at(err, errlen, path, 0, "cannot read the file");
+		return tb_fail_at(err, errlen, path, 0,
+				  "cannot read the file: %s", strerror(errno));
 	rc = tb_matrix_parse(text, len, path, out, err, errlen);
 	free(text);
 	return rc;

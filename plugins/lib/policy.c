@@ -1,73 +1,14 @@
 #include "policy.h"
 
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
-#include "isolation.h"
-#include "treematch.h"
-
-static const char *const policy_names[TB_POLICY_COUNT] = {
-	[TB_POLICY_DEFAULT] = "default",
-	[TB_POLICY_GREEDY] = "greedy",
-	[TB_POLICY_BALANCED] = "balanced",
-	[TB_POLICY_ADAPTIVE] = "adaptive",
-	[TB_POLICY_DEFAULT1905] = "default1905",
-	[TB_POLICY_ISOLATED] = "isolated",
-	[TB_POLICY_FIRSTFIT] = "firstfit",
-	[TB_POLICY_TM_A] = "tm-a",
-	[TB_POLICY_TM_I] = "tm-i",
-	[TB_POLICY_TM_SUB] = "tm-sub",
-	[TB_POLICY_TM_SUB3] = "tm-sub3",
-};
-
-const char *tb_policy_name(enum tb_policy p)
-{
-	return (p >= 0 && p < TB_POLICY_COUNT) ? policy_names[p] : "?";
-}
-
-int tb_policy_parse(const char *name, enum tb_policy *out)
-{
-	for (int p = 0; p < TB_POLICY_COUNT; p++) {
-		if (!strcmp(name, policy_names[p])) {
-			*out = (enum tb_policy)p;
-			return 0;
-		}
-	}
-	return -1;
-}
-
-const char *tb_status_str(enum tb_status s)
-{
-	switch (s) {
-	case TB_OK: return "ok";
-	case TB_ENOSPACE: return "not enough free nodes";
-	case TB_ETOOBIG: return "more nodes than the machine has";
-	case TB_EINVAL: return "invalid request";
-	case TB_ENOMEM: return "out of memory";
-	case TB_EWAIT: return "cannot place now without breaking isolation";
-	}
-	return "?";
-}
+#include "pick.h"
 
 enum tb_status tb_allocate(enum tb_policy p, const struct tb_topology *t,
 			   const struct tb_occupancy *o,
 			   const struct tb_job *job, int *alloc)
 {
 	return tb_allocate_with(p, t, o, job, NULL, alloc);
-}
-
-static int by_index(const void *a, const void *b)
-{
-	int x = *(const int *)a, y = *(const int *)b;
-
-	return (x > y) - (x < y);
-}
-
-void tb_rank_order(const struct tb_options *opts, int *alloc, int n)
-{
-	if (opts && opts->ranks == TB_RANKS_INDEX)
-		qsort(alloc, (size_t)n, sizeof(*alloc), by_index);
 }
 
 enum tb_policy tb_denominator_policy(const struct tb_options *opts)
@@ -77,37 +18,16 @@ enum tb_policy tb_denominator_policy(const struct tb_options *opts)
 	return TB_POLICY_DEFAULT1905;
 }
 
-static enum tb_status choose(enum tb_policy p, const struct tb_topology *t,
-			     const struct tb_occupancy *o,
-			     const struct tb_job *job,
-			     const struct tb_options *opts, int *alloc)
+/* A request any policy could be asked: 0, else why not. */
+static enum tb_status check_request(const struct tb_topology *t,
+				    const struct tb_occupancy *o,
+				    const struct tb_job *job)
 {
-	switch (p) {
-	case TB_POLICY_DEFAULT:
-		return tb_policy_default(t, o, job, alloc);
-	case TB_POLICY_GREEDY:
-		return tb_policy_greedy(t, o, job, opts, alloc);
-	case TB_POLICY_BALANCED:
-		return tb_policy_balanced(t, o, job, opts, alloc);
-	case TB_POLICY_ADAPTIVE:
-		return tb_policy_adaptive(t, o, job, opts, alloc);
-	case TB_POLICY_DEFAULT1905:
-		return tb_policy_default1905(t, o, job, alloc);
-	case TB_POLICY_ISOLATED:
-		return tb_policy_isolated(t, o, job, alloc);
-	case TB_POLICY_FIRSTFIT:
-		return tb_policy_firstfit(t, o, job, alloc);
-	case TB_POLICY_TM_A:
-		return tb_policy_tm_a(t, o, job, alloc);
-	case TB_POLICY_TM_I:
-		return tb_policy_tm_i(t, o, job, alloc);
-	case TB_POLICY_TM_SUB:
-		return tb_policy_tm_sub(t, o, job, alloc);
-	case TB_POLICY_TM_SUB3:
-		return tb_policy_tm_sub3(t, o, job, alloc);
-	default:
+	if (job->nodes < 1 || o->n_nodes != t->n_nodes)
 		return TB_EINVAL;
-	}
+	if (job->nodes > t->n_nodes)
+		return TB_ETOOBIG;
+	return TB_OK;
 }
 
 enum tb_status tb_allocate_with(enum tb_policy p, const struct tb_topology *t,
@@ -115,16 +35,18 @@ enum tb_status tb_allocate_with(enum tb_policy p, const struct tb_topology *t,
 				const struct tb_job *job,
 				const struct tb_options *opts, int *alloc)
 {
+	const struct tb_policy_info *pi = tb_policy_info(p);
 	struct tb_options paper = tb_options_default();
 	enum tb_status rc;
 
 	if (!opts)
 		opts = &paper;
-	if (job->nodes < 1 || o->n_nodes != t->n_nodes)
+	rc = check_request(t, o, job);
+	if (rc != TB_OK)
+		return rc;
+	if (!pi)
 		return TB_EINVAL;
-	if (job->nodes > t->n_nodes)
-		return TB_ETOOBIG;
-	rc = choose(p, t, o, job, opts, alloc);
+	rc = pi->fn(t, o, job, opts, alloc);
 	if (rc == TB_OK)
 		tb_rank_order(opts, alloc, job->nodes);
 	return rc;
@@ -136,184 +58,20 @@ enum tb_status tb_allocate_why(enum tb_policy p, const struct tb_topology *t,
 			       const struct tb_options *opts, int *alloc,
 			       char *why, size_t whylen)
 {
-	struct tb_isolated_opts iso = { TB_T3_LEAVES_MOST_FREE, why, whylen };
+	const struct tb_policy_info *pi = tb_policy_info(p);
+	struct tb_options paper = tb_options_default();
 	enum tb_status rc;
 
 	if (why && whylen)
 		why[0] = '\0';
-	/* Only the isolated policy says more than its status. */
-	if (p == TB_POLICY_ISOLATED && job->nodes >= 1 &&
-	    o->n_nodes == t->n_nodes && job->nodes <= t->n_nodes)
-		rc = tb_policy_isolated_opts(t, o, job, alloc, &iso);
+	/* A policy that says why a job waits, on a request it can be asked;
+	 * its pick keeps the order it took the nodes in. */
+	if (pi && pi->why && check_request(t, o, job) == TB_OK)
+		rc = pi->why(t, o, job, opts ? opts : &paper, alloc, why,
+			     whylen);
 	else
 		rc = tb_allocate_with(p, t, o, job, opts, alloc);
 	if (rc != TB_OK && why && whylen && !why[0])
 		snprintf(why, whylen, "%s", tb_status_str(rc));
 	return rc;
-}
-
-int tb_pick_init(struct tb_pick *pk, const struct tb_topology *t,
-		 const struct tb_occupancy *o, int *alloc)
-{
-	pk->topo = t;
-	pk->occ = o;
-	pk->alloc = alloc;
-	pk->n = 0;
-	pk->taken = calloc((size_t)t->n_nodes, 1);
-	return pk->taken ? 0 : -1;
-}
-
-void tb_pick_fini(struct tb_pick *pk)
-{
-	free(pk->taken);
-	pk->taken = NULL;
-}
-
-int tb_pick_from_leaf(struct tb_pick *pk, int leaf, int want)
-{
-	const struct tb_switch *s = &pk->topo->switches[leaf];
-	int got = 0;
-
-	for (int k = 0; k < s->n_nodes && got < want; k++) {
-		int node = s->nodes[k];
-		if (pk->occ->state[node] != TB_NODE_FREE || pk->taken[node])
-			continue;
-		pk->taken[node] = 1;
-		pk->alloc[pk->n++] = node;
-		got++;
-	}
-	return got;
-}
-
-int tb_group_by_leaf(const struct tb_topology *t, int *alloc, int n)
-{
-	/* A counting sort keyed by each leaf's first appearance: stable, so a
-	 * leaf's nodes keep their order, and linear in n and the leaves. */
-	int *start, *order, *out, used = 0, pos = 0;
-
-	if (n < 2)
-		return 0;
-	start = calloc((size_t)t->n_leaves, sizeof(int));
-	order = malloc(sizeof(int) * 2 * (size_t)n);
-	if (!start || !order) {
-		free(start);
-		free(order);
-		return -1;
-	}
-	out = order + n;
-	for (int k = 0; k < n; k++) {
-		int l = t->leaf_rank[t->nodes[alloc[k]].leaf];
-		if (!start[l]++)
-			order[used++] = l;
-	}
-	for (int i = 0; i < used; i++) {
-		int count = start[order[i]];
-		start[order[i]] = pos;
-		pos += count;
-	}
-	for (int k = 0; k < n; k++)
-		out[start[t->leaf_rank[t->nodes[alloc[k]].leaf]]++] = alloc[k];
-	memcpy(alloc, out, sizeof(int) * (size_t)n);
-	free(start);
-	free(order);
-	return 0;
-}
-
-int tb_is_below(const struct tb_topology *t, int sw, int ancestor)
-{
-	for (int s = sw; s != TB_NO_PARENT; s = t->switches[s].parent)
-		if (s == ancestor)
-			return 1;
-	return 0;
-}
-
-double tb_leaf_ratio(const struct tb_topology *t,
-		     const struct tb_switch_counts *c, int sw,
-		     enum tb_ratio_form form)
-{
-	return form == TB_RATIO_EQ1 ? tb_comm_ratio_eq1(t, c, sw) :
-				      tb_comm_ratio(t, c, sw);
-}
-
-static int better_fit(const struct tb_topology *t,
-		      const struct tb_switch_counts *c, int s, int best,
-		      enum tb_fit_order order, enum tb_ratio_form form)
-{
-	if (t->switches[s].level != t->switches[best].level)
-		return t->switches[s].level < t->switches[best].level;
-	if (order != TB_FIT_TIGHTEST) {
-		double rs = tb_leaf_ratio(t, c, s, form),
-		       rb = tb_leaf_ratio(t, c, best, form);
-		if (rs != rb)
-			return order == TB_FIT_QUIETEST ? rs < rb : rs > rb;
-	}
-	return c->free_nodes[s] < c->free_nodes[best];
-}
-
-int tb_lowest_fitting_switch(const struct tb_topology *t,
-			     const struct tb_switch_counts *c, int n,
-			     enum tb_fit_order order)
-{
-	return tb_lowest_fitting_switch_by(t, c, n, order, TB_RATIO_SHARE);
-}
-
-int tb_lowest_fitting_switch_by(const struct tb_topology *t,
-				const struct tb_switch_counts *c, int n,
-				enum tb_fit_order order,
-				enum tb_ratio_form form)
-{
-	int best = -1;
-
-	for (int s = 0; s < t->n_switches; s++) {
-		if (c->free_nodes[s] < n)
-			continue;
-		if (best < 0 || better_fit(t, c, s, best, order, form))
-			best = s;
-	}
-	return best;
-}
-
-enum tb_status tb_candidate_leaves(const struct tb_topology *t,
-				   const struct tb_occupancy *o, int nodes,
-				   enum tb_fit_order order,
-				   struct tb_leaf_key **keys, int *n)
-{
-	return tb_candidate_leaves_by(t, o, nodes, order, TB_RATIO_SHARE,
-				      keys, n);
-}
-
-enum tb_status tb_candidate_leaves_by(const struct tb_topology *t,
-				      const struct tb_occupancy *o, int nodes,
-				      enum tb_fit_order order,
-				      enum tb_ratio_form form,
-				      struct tb_leaf_key **keys, int *n)
-{
-	struct tb_switch_counts c;
-	int top;
-
-	*keys = NULL;
-	*n = 0;
-	if (tb_counts_init(&c, t, o))
-		return TB_ENOMEM;
-	top = tb_lowest_fitting_switch_by(t, &c, nodes, order, form);
-	if (top < 0) {
-		tb_counts_fini(&c);
-		return TB_ENOSPACE;
-	}
-	*keys = malloc(sizeof(**keys) * (size_t)t->n_leaves);
-	if (!*keys) {
-		tb_counts_fini(&c);
-		return TB_ENOMEM;
-	}
-	for (int i = 0; i < t->n_leaves; i++) {
-		int leaf = t->leaves[i];
-		if (!c.free_nodes[leaf] || !tb_is_below(t, leaf, top))
-			continue;
-		(*keys)[*n].leaf = leaf;
-		(*keys)[*n].free_nodes = c.free_nodes[leaf];
-		(*keys)[*n].ratio = tb_leaf_ratio(t, &c, leaf, form);
-		(*n)++;
-	}
-	tb_counts_fini(&c);
-	return TB_OK;
 }

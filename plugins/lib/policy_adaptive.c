@@ -6,7 +6,8 @@
  * first of the two it describes, so an equal estimate never trades the
  * least contended leaves for a power-of-two split.
  */
-#include "policy.h"
+#include "pick.h"
+#include "policy_registry.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -21,7 +21,8 @@
  * of opts->ratio), then topology order. A leaf's nodes are made adjacent
  * in rank order after the second pass.
  */
-#include "policy.h"
+#include "pick.h"
+#include "policy_registry.h"
 
 #include <stdlib.h>
 

@@ -22,7 +22,8 @@
  * Cori with router leaves: 2,000 picks over 3,054 leaves). The same choice
  * is computed here from runs of sibling leaves, see choose_best().
  */
-#include "policy.h"
+#include "pick.h"
+#include "policy_registry.h"
 
 #include <stdlib.h>
 
@@ -277,7 +278,8 @@ static int top_switch(const struct tb_topology *t,
 
 enum tb_status tb_policy_default(const struct tb_topology *t,
 				 const struct tb_occupancy *o,
-				 const struct tb_job *job, int *alloc)
+				 const struct tb_job *job,
+				 const struct tb_options *opts, int *alloc)
 {
 	struct tb_switch_counts c;
 	struct tree_state st = { .t = t };
@@ -287,6 +289,7 @@ enum tb_status tb_policy_default(const struct tb_topology *t,
 	size_t ns = (size_t)t->n_switches;
 	size_t nl = (size_t)(t->n_leaves ? t->n_leaves : 1);
 
+	(void)opts;		/* tree has no readings */
 	if (tb_counts_init(&c, t, o))
 		return TB_ENOMEM;
 	top = top_switch(t, &c, job->nodes);

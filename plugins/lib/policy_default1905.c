@@ -15,9 +15,10 @@
  *
  * Slurm 19.05 ranks leaves by idle CPUs; with whole nodes of equal core
  * counts that is the free node count the paper speaks of, which is what
- * is used here. Rank order: leaves in the order taken (see policy.h).
+ * is used here. Rank order: leaves in the order taken (policy_registry.h).
  */
-#include "policy.h"
+#include "pick.h"
+#include "policy_registry.h"
 
 #include <stdlib.h>
 
@@ -34,7 +35,8 @@ static int by_free_up(const void *a, const void *b)
 
 enum tb_status tb_policy_default1905(const struct tb_topology *t,
 				     const struct tb_occupancy *o,
-				     const struct tb_job *job, int *alloc)
+				     const struct tb_job *job,
+				     const struct tb_options *opts, int *alloc)
 {
 	struct tb_leaf_key *keys;
 	struct tb_pick pk;
@@ -42,6 +44,7 @@ enum tb_status tb_policy_default1905(const struct tb_topology *t,
 	enum tb_status rc = tb_candidate_leaves(t, o, job->nodes,
 						TB_FIT_TIGHTEST, &keys, &n);
 
+	(void)opts;		/* Slurm 19.05 has no readings */
 	if (rc != TB_OK)
 		return rc;
 	if (tb_pick_init(&pk, t, o, alloc)) {

@@ -14,7 +14,8 @@
  * order (quiet, our extension: best fit ignores contention exactly where a
  * job sits on one leaf).
  */
-#include "policy.h"
+#include "pick.h"
+#include "policy_registry.h"
 
 #include <stdlib.h>
 

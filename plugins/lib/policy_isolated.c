@@ -35,6 +35,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pick.h"
+#include "policy_registry.h"
+
 #define HAS_T2 1
 #define HAS_T3 2
 
@@ -351,7 +354,21 @@ enum tb_status tb_policy_isolated_opts(const struct tb_topology *t,
 
 enum tb_status tb_policy_isolated(const struct tb_topology *t,
 				  const struct tb_occupancy *o,
-				  const struct tb_job *job, int *alloc)
+				  const struct tb_job *job,
+				  const struct tb_options *opts, int *alloc)
 {
+	(void)opts;		/* its own options: tb_policy_isolated_opts */
 	return tb_policy_isolated_opts(t, o, job, alloc, NULL);
+}
+
+enum tb_status tb_policy_isolated_why(const struct tb_topology *t,
+				      const struct tb_occupancy *o,
+				      const struct tb_job *job,
+				      const struct tb_options *opts,
+				      int *alloc, char *why, size_t whylen)
+{
+	struct tb_isolated_opts iso = { TB_T3_LEAVES_MOST_FREE, why, whylen };
+
+	(void)opts;
+	return tb_policy_isolated_opts(t, o, job, alloc, &iso);
 }

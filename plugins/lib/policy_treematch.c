@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "job.h"
+#include "policy_registry.h"
 
 /* --- node-level policies (the registry) --------------------------------- */
 
@@ -81,10 +82,11 @@ static int has_matrix(const struct tb_job *job)
 
 enum tb_status tb_policy_tm_a(const struct tb_topology *t,
 			      const struct tb_occupancy *o,
-			      const struct tb_job *job, int *alloc)
+			      const struct tb_job *job,
+			      const struct tb_options *opts, int *alloc)
 {
-	struct tb_tm_opts opts;
-	enum tb_status rc = tb_policy_default(t, o, job, alloc);
+	struct tb_tm_opts tm;
+	enum tb_status rc = tb_policy_default(t, o, job, opts, alloc);
 	int *given;
 
 	if (rc != TB_OK || !has_matrix(job))
@@ -93,44 +95,48 @@ enum tb_status tb_policy_tm_a(const struct tb_topology *t,
 	if (!given)
 		return TB_ENOMEM;
 	memcpy(given, alloc, (size_t)job->nodes * sizeof(int));
-	tb_tm_opts_default(&opts);
-	rc = node_level(t, o, job, &opts, given, alloc);
+	tb_tm_opts_default(&tm);
+	rc = node_level(t, o, job, &tm, given, alloc);
 	free(given);
 	return rc;
 }
 
 static enum tb_status tm_policy(const struct tb_topology *t,
 				const struct tb_occupancy *o,
-				const struct tb_job *job, int *alloc,
+				const struct tb_job *job,
+				const struct tb_options *opts, int *alloc,
 				enum tb_tm_strategy s, int above)
 {
-	struct tb_tm_opts opts;
+	struct tb_tm_opts tm;
 
 	if (!has_matrix(job))
-		return tb_policy_default(t, o, job, alloc);
-	tb_tm_opts_default(&opts);
-	opts.strategy = s;
-	opts.levels_above = above;
-	return node_level(t, o, job, &opts, NULL, alloc);
+		return tb_policy_default(t, o, job, opts, alloc);
+	tb_tm_opts_default(&tm);
+	tm.strategy = s;
+	tm.levels_above = above;
+	return node_level(t, o, job, &tm, NULL, alloc);
 }
 
 enum tb_status tb_policy_tm_i(const struct tb_topology *t,
 			      const struct tb_occupancy *o,
-			      const struct tb_job *job, int *alloc)
+			      const struct tb_job *job,
+			      const struct tb_options *opts, int *alloc)
 {
-	return tm_policy(t, o, job, alloc, TB_TM_I, 0);
+	return tm_policy(t, o, job, opts, alloc, TB_TM_I, 0);
 }
 
 enum tb_status tb_policy_tm_sub(const struct tb_topology *t,
 				const struct tb_occupancy *o,
-				const struct tb_job *job, int *alloc)
+				const struct tb_job *job,
+				const struct tb_options *opts, int *alloc)
 {
-	return tm_policy(t, o, job, alloc, TB_TM_SUB, 0);
+	return tm_policy(t, o, job, opts, alloc, TB_TM_SUB, 0);
 }
 
 enum tb_status tb_policy_tm_sub3(const struct tb_topology *t,
 				 const struct tb_occupancy *o,
-				 const struct tb_job *job, int *alloc)
+				 const struct tb_job *job,
+				 const struct tb_options *opts, int *alloc)
 {
-	return tm_policy(t, o, job, alloc, TB_TM_SUB, 3);
+	return tm_policy(t, o, job, opts, alloc, TB_TM_SUB, 3);
 }

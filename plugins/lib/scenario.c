@@ -456,7 +456,8 @@ int tb_scenario_load(const char *path, struct tb_scenario **out, char *err,
 	*out = NULL;
 	if (!text) {
 		if (err && errlen)
-			snprintf(err, errlen, "%s: cannot read the file", path);
+			snprintf(err, errlen, "%s: cannot read the file: %s",
+				 path, strerror(errno));
 		return -1;
 	}
 	rc = tb_scenario_parse(text, len, path, out, err, errlen);

@@ -11,6 +11,7 @@ char *tb_read_file(const char *path, size_t *len)
 	FILE *f = fopen(path, "rb");
 	char *buf = NULL;
 	size_t cap = 0, n;
+	int saved;
 
 	*len = 0;
 	if (!f)
@@ -19,20 +20,28 @@ char *tb_read_file(const char *path, size_t *len)
 		if (cap - *len < 4096) {
 			size_t ncap = cap ? cap * 2 : 65536;
 			char *nb = realloc(buf, ncap + 1);
-			if (!nb) {
-				free(buf);
-				fclose(f);
-				return NULL;
-			}
+			if (!nb)
+				goto fail;
 			buf = nb;
 			cap = ncap;
 		}
 		n = fread(buf + *len, 1, cap - *len, f);
 		*len += n;
 	} while (n > 0);
+	/* A read error (a directory: EISDIR; EIO) also ends the loop: it is
+	 * a failure, not a short file. */
+	if (ferror(f))
+		goto fail;
 	fclose(f);
 	buf[*len] = '\0';
 	return buf;
+fail:
+	saved = errno ? errno : EIO;
+	free(buf);
+	fclose(f);
+	*len = 0;
+	errno = saved;
+	return NULL;
 }
 
 int tb_next_line(const char *text, size_t len, size_t *pos, char *buf,

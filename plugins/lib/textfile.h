@@ -4,7 +4,8 @@
 
 #include <stddef.h>
 
-/* Reads a file into a NUL-terminated buffer; NULL on failure. */
+/* Reads a file into a NUL-terminated buffer; NULL on failure (it cannot be
+ * opened or read, a directory, out of memory), errno saying why. */
 char *tb_read_file(const char *path, size_t *len);
 
 /* Next line of text[*pos..len) into buf (comments after '#' removed,

@@ -1,5 +1,6 @@
 #include "topology.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -499,8 +500,12 @@ int tb_topology_load(const char *path, struct tb_topology **out, char *err,
 	int rc;
 
 	*out = NULL;
-	if (!text)
-		return err_set(err, errlen, "%s: cannot read the file", path);
+	if (!text) {
+		if (err && errlen)
+			snprintf(err, errlen, "%s: cannot read the file: %s",
+				 path, strerror(errno));
+		return -1;
+	}
 	rc = tb_topology_from_json_text(text, len, out, err, errlen);
 	free(text);
 	return rc;

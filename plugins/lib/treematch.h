@@ -20,10 +20,10 @@
  *   tm-sub3  that subtree's ancestor 3 levels up (Sec. 4.3, "TM-Isub+3")
  *
  * Two granularities. The core API below maps ranks to cores. The policy
- * registry (policy.h) works in whole nodes with ranks in blocks over the
- * allocation (matrix.h); there the same engine runs with nodes as the
- * leaves and the blocks as processes, which is also the paper's
- * "mapping at the node level" for large jobs (end of Sec. 3.2).
+ * registry (policy_registry.def) works in whole nodes with ranks in
+ * blocks over the allocation (matrix.h); there the same engine runs with
+ * nodes as the leaves and the blocks as processes, which is also the
+ * paper's "mapping at the node level" for large jobs (end of Sec. 3.2).
  */
 #ifndef TB_TREEMATCH_H
 #define TB_TREEMATCH_H
@@ -31,7 +31,7 @@
 #include "cost.h"
 #include "matrix.h"
 #include "occupancy.h"
-#include "policy.h"
+#include "status.h"
 #include "topology.h"
 
 enum tb_tm_strategy {
@@ -101,21 +101,10 @@ double tb_treematch_runtime_why(double runtime, double comm_ratio,
 				double hop_bytes, double hop_bytes_default,
 				enum tb_runtime_fallback *why);
 
-/* Node-level policies for the registry: job->matrix's ranks in blocks over
- * job->nodes nodes (rank r in block r * nodes / ranks). Without a matrix
- * they are the default policy, as the paper's jobs without a pattern
- * (end of Sec. 4.3). */
-enum tb_status tb_policy_tm_a(const struct tb_topology *t,
-			      const struct tb_occupancy *o,
-			      const struct tb_job *job, int *alloc);
-enum tb_status tb_policy_tm_i(const struct tb_topology *t,
-			      const struct tb_occupancy *o,
-			      const struct tb_job *job, int *alloc);
-enum tb_status tb_policy_tm_sub(const struct tb_topology *t,
-				const struct tb_occupancy *o,
-				const struct tb_job *job, int *alloc);
-enum tb_status tb_policy_tm_sub3(const struct tb_topology *t,
-				 const struct tb_occupancy *o,
-				 const struct tb_job *job, int *alloc);
+/* The node-level policies tm-a, tm-i, tm-sub and tm-sub3 are in the
+ * registry (policy_registry.def, policy_treematch.c): job->matrix's ranks
+ * in blocks over job->nodes nodes (rank r in block r * nodes / ranks).
+ * Without a matrix they are the default policy, as the paper's jobs
+ * without a pattern (end of Sec. 4.3). */
 
 #endif

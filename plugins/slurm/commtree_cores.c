@@ -36,13 +36,14 @@
 #include "src/common/xstring.h"
 #include "src/slurmctld/slurmctld.h"
 
+#include "commtree_env.h"
 #include "commtree_eval.h"
 #include "../lib/treematch.h"
 
+/* The policies that place by the matrix (the registry's matrix trait). */
 static bool _is_tm(enum tb_policy p)
 {
-	return p == TB_POLICY_TM_A || p == TB_POLICY_TM_I ||
-	       p == TB_POLICY_TM_SUB || p == TB_POLICY_TM_SUB3;
+	return tb_policy_has(p, TB_TRAIT_MATRIX);
 }
 
 extern bool commtree_core_level(topology_eval_t *te, enum tb_policy policy,
@@ -51,7 +52,7 @@ extern bool commtree_core_level(topology_eval_t *te, enum tb_policy policy,
 	job_record_t *job_ptr = te->job_ptr;
 	job_details_t *d = job_ptr->details;
 
-	return (_is_tm(policy) || policy == TB_POLICY_DEFAULT) && m &&
+	return tb_policy_has(policy, TB_TRAIT_CORES) && m &&
 	       te->avail_res_array && job_ptr->part_ptr &&
 	       job_ptr->part_ptr->max_share != 0 &&
 	       !(d->whole_node & WHOLE_NODE_REQUIRED) &&

@@ -37,6 +37,7 @@
 #include "src/slurmctld/slurmctld.h"
 
 #include "commtree.h"
+#include "commtree_env.h"
 #include "commtree_eval.h"
 #include "../lib/cost.h"
 #include "../lib/matrix.h"
@@ -165,24 +166,6 @@ static struct tb_occupancy *_snapshot(topology_eval_t *topo_eval)
 	return occ;
 }
 
-/* Replaces or adds NAME=value in the job's supplemental environment. */
-extern void commtree_env_set(job_record_t *job_ptr, const char *name,
-			     const char *value)
-{
-	job_details_t *d = job_ptr->details;
-	size_t n = strlen(name);
-
-	for (int i = 0; i < d->env_cnt; i++) {
-		if (!strncmp(d->env_sup[i], name, n) && d->env_sup[i][n] == '=') {
-			xfree(d->env_sup[i]);
-			d->env_sup[i] = xstrdup_printf("%s=%s", name, value);
-			return;
-		}
-	}
-	xrecalloc(d->env_sup, d->env_cnt + 1, sizeof(char *));
-	d->env_sup[d->env_cnt++] = xstrdup_printf("%s=%s", name, value);
-}
-
 /*
  * The cost of the nodes Slurm actually gave (node_map after tree's eval),
  * ranks in node index order, as Slurm lays out a job's tasks by default
@@ -255,7 +238,7 @@ static void _record(job_record_t *job_ptr, enum tb_policy policy,
 	 * TreeMatch policies use their paper's model instead, T' = (1 + R a -
 	 * a) T with R the hop-bytes ratio to the default's (IJHPCA 2018,
 	 * Sec. 3.2), whose default is Slurm's topology best fit. */
-	if (commtree_uses_matrix(policy) && matrix && job->comm)
+	if (tb_policy_has(policy, TB_TRAIT_MATRIX) && matrix && job->comm)
 		scaled = tb_treematch_runtime_why(prof->runtime,
 						  prof->comm_fraction,
 						  hop_bytes[policy],
@@ -431,14 +414,15 @@ static int _nodes_needed(topology_eval_t *te)
 
 /*
  * Whether a refusal means the job waits rather than gets tree's nodes:
- * only for the isolated policy, whose rules may forbid every placement
- * now, and never at a test-only eval, where a refusal would tell Slurm the
- * job can never run (and reject it at submission).
+ * only for a policy whose rules may forbid every placement now (the
+ * registry's wait trait: isolated, SC18), and never at a test-only eval,
+ * where a refusal would tell Slurm the job can never run (and reject it
+ * at submission).
  */
 static bool _must_wait(enum tb_policy policy, enum tb_status st,
 		       topology_eval_t *te)
 {
-	return policy == TB_POLICY_ISOLATED &&
+	return tb_policy_has(policy, TB_TRAIT_WAIT) &&
 	       (st == TB_EWAIT || st == TB_ENOSPACE) && !_test_only(te);
 }
 
@@ -499,7 +483,8 @@ extern int commtree_eval(topology_eval_t *topo_eval,
 	if (!fallback)
 		fallback = commtree_job_matrix(job_ptr, &matrix,
 					       record ||
-					       commtree_uses_matrix(policy));
+					       tb_policy_has(policy,
+							     TB_TRAIT_MATRIX));
 	/* --switches=N: only tree knows how to honour it. */
 	if (!fallback && policy != TB_POLICY_DEFAULT && job_ptr->req_switch)
 		fallback = "switches";

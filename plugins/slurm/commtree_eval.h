@@ -1,4 +1,5 @@
-/* What commtree_eval.c takes from commtree_input.c and commtree_state.c. */
+/* What commtree_eval.c takes from commtree_input.c, commtree_state.c and
+ * commtree_cores.c. */
 #ifndef COMMTREE_EVAL_H
 #define COMMTREE_EVAL_H
 
@@ -13,7 +14,6 @@
 
 extern enum tb_policy commtree_policy(void);
 extern struct tb_options commtree_options(void);
-extern bool commtree_uses_matrix(enum tb_policy policy);
 extern const char *commtree_job_profile(job_record_t *job_ptr,
 					struct tb_profile *prof, bool quiet);
 extern const char *commtree_job_matrix(job_record_t *job_ptr,
@@ -52,10 +52,6 @@ struct commtree_model {
 	const int *topo_of;	/* Slurm node -> topology node, or -1 */
 	int topo_of_count;
 };
-
-/* Replaces or adds NAME=value in the job's batch environment. */
-extern void commtree_env_set(job_record_t *job_ptr, const char *name,
-			     const char *value);
 
 /* commtree_cores.c: core-level TreeMatch (IJHPCA 2018, CR_Core). */
 extern bool commtree_core_level(topology_eval_t *te, enum tb_policy policy,

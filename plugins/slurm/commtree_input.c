@@ -99,13 +99,6 @@ extern struct tb_options commtree_options(void)
 	return o;
 }
 
-/* The TreeMatch policies (IJHPCA 2018) place by the job's matrix. */
-extern bool commtree_uses_matrix(enum tb_policy policy)
-{
-	return policy == TB_POLICY_TM_A || policy == TB_POLICY_TM_I ||
-	       policy == TB_POLICY_TM_SUB || policy == TB_POLICY_TM_SUB3;
-}
-
 /* NAME=value in the job's SPANK environment (spank_testbed.c puts the
  * --comm and --comm-matrix values there), or NULL. */
 static const char *_spank_value(job_record_t *job_ptr, const char *name)

@@ -20,7 +20,15 @@
  *
  * Either mode takes --options "<words>" (plugins/lib/options.h, e.g.
  * "eq3=path fit=quiet"), applied after a scenario's own options line.
+ *
+ *   tb-alloc --list-policies
+ *
+ * prints the policy registry (plugins/lib/policy_registry.def), one line
+ * per policy, tab-separated: name, family, traits (',' between them, '-'
+ * for none), paper. The build writes it to policies.tsv, which the scripts
+ * read (make -C plugins registry).
  */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +37,7 @@
 #include "../lib/isolation.h"
 #include "../lib/policy.h"
 #include "../lib/scenario.h"
+#include "../lib/textfile.h"
 
 static void usage(void)
 {
@@ -38,6 +47,7 @@ static void usage(void)
 		"                [--busy-comm <names>]\n"
 		"                --job nodes=<n>[,comm=0|1,pattern=<p>]\n"
 		"                [--options <words>] [<policy>|all]\n"
+		"       tb-alloc --list-policies\n"
 		"policies:");
 	for (int p = 0; p < TB_POLICY_COUNT; p++)
 		fprintf(stderr, " %s", tb_policy_name((enum tb_policy)p));
@@ -106,27 +116,65 @@ static int mark_nodes(const struct tb_topology *t, struct tb_occupancy *o,
 	return 0;
 }
 
-static int parse_job(char *spec, struct tb_job *job)
+/* --job nodes=<n>[,comm=0|1,pattern=<p>]: 0, or -1 after a one-line error
+ * naming the value and what was expected. */
+static int parse_job(const char *spec, struct tb_job *job)
 {
+	char *copy = strdup(spec), *save = NULL;
+	int rc = -1;
+
 	job->comm = 1;
 	job->pattern = TB_PATTERN_RD;
 	job->comm_fraction = 0.5;
-	for (char *kv = strtok(spec, ","); kv; kv = strtok(NULL, ",")) {
-		char *v = strchr(kv, '=');
-		if (!v)
-			return -1;
-		*v++ = '\0';
-		if (!strcmp(kv, "nodes"))
-			job->nodes = atoi(v);
-		else if (!strcmp(kv, "comm"))
-			job->comm = atoi(v) != 0;
-		else if (!strcmp(kv, "pattern")) {
-			if (tb_pattern_parse(v, &job->pattern))
-				return -1;
-		} else
-			return -1;
+	if (!copy) {
+		fprintf(stderr, "tb-alloc: out of memory\n");
+		return -1;
 	}
-	return job->nodes > 0 ? 0 : -1;
+	for (char *kv = strtok_r(copy, ",", &save); kv;
+	     kv = strtok_r(NULL, ",", &save)) {
+		char *v = strchr(kv, '=');
+
+		if (!v) {
+			fprintf(stderr, "tb-alloc: --job %s: '%s': expected "
+				"key=value\n", spec, kv);
+			goto out;
+		}
+		*v++ = '\0';
+		if (!strcmp(kv, "nodes")) {
+			if (tb_parse_int(v, 1, INT_MAX, &job->nodes)) {
+				fprintf(stderr, "tb-alloc: --job %s: "
+					"nodes='%s': expected a whole number "
+					"of nodes, at least 1\n", spec, v);
+				goto out;
+			}
+		} else if (!strcmp(kv, "comm")) {
+			if (tb_parse_int(v, 0, 1, &job->comm)) {
+				fprintf(stderr, "tb-alloc: --job %s: "
+					"comm='%s': expected 0 or 1\n", spec,
+					v);
+				goto out;
+			}
+		} else if (!strcmp(kv, "pattern")) {
+			if (tb_pattern_parse(v, &job->pattern)) {
+				fprintf(stderr, "tb-alloc: --job %s: "
+					"pattern='%s': expected rd, rhvd, "
+					"binomial, ring or cmc\n", spec, v);
+				goto out;
+			}
+		} else {
+			fprintf(stderr, "tb-alloc: --job %s: unknown key '%s' "
+				"(nodes, comm, pattern)\n", spec, kv);
+			goto out;
+		}
+	}
+	if (job->nodes < 1)
+		fprintf(stderr, "tb-alloc: --job %s: expected nodes=<n>\n",
+			spec);
+	else
+		rc = 0;
+out:
+	free(copy);
+	return rc;
 }
 
 /* Removes "--options <words>" from argv into *words; returns the new
@@ -183,10 +231,12 @@ static int state_mode(int argc, char **argv, const char *words)
 			return 2;
 		}
 	}
-	if (!topo_path || !job_spec || parse_job(job_spec, &job)) {
+	if (!topo_path || !job_spec) {
 		usage();
 		return 2;
 	}
+	if (parse_job(job_spec, &job))
+		return 2;
 	if (apply_options(words, &opts))
 		return 2;
 	if (tb_topology_load(topo_path, &t, err, sizeof(err))) {
@@ -272,6 +322,24 @@ static int run_policy(const struct tb_scenario *s, enum tb_policy p, int *alloc)
 	return 0;
 }
 
+/* The registry, one tab-separated line per policy. */
+static int list_policies(void)
+{
+	char line[512];
+
+	for (int p = 0; p < TB_POLICY_COUNT; p++) {
+		int n = tb_policy_format((enum tb_policy)p, line, sizeof(line));
+
+		if (n < 0 || (size_t)n >= sizeof(line)) {
+			fprintf(stderr, "tb-alloc: policy %d: line too long\n",
+				p);
+			return 1;
+		}
+		printf("%s\n", line);
+	}
+	return fflush(stdout) || ferror(stdout) ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct tb_scenario *s;
@@ -281,6 +349,8 @@ int main(int argc, char **argv)
 	const char *words;
 
 	argc = take_options(argc, argv, &words);
+	if (argc == 2 && !strcmp(argv[1], "--list-policies"))
+		return list_policies();
 	if (argc >= 2 && !strcmp(argv[1], "--topology"))
 		return state_mode(argc, argv, words);
 	if (argc < 2 || argc > 3) {

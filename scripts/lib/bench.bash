@@ -138,14 +138,14 @@ bench_alloc() {
 	local out="$ROOT/bench/out" file c name dir leaf
 	mkdir -p "$out"
 	file="$out/alloc-$(date +%Y%m%d-%H%M%S).txt"
-	in_tools make -s -C "$ROOT/plugins" tools
+	build_tools
 	for c in ${BENCH_CLUSTERS:-curie theta cori cori:router}; do
 		name=${c%%:*} leaf=
 		[ "$name" = "$c" ] || leaf=${c#*:}
 		dir="$ROOT/build/bench/$name${leaf:+-$leaf}"
 		in_tools python3 "$ROOT/emulated-clusters/generate.py" "$name" "$dir" \
 			--topologies-dir "$TOPOLOGIES_DIR" ${leaf:+--leaf-level "$leaf"} >/dev/null
-		in_tools "$ROOT/build/c/bench-alloc" "$dir/topology.json" \
+		in_tools "$TB_BUILD/bench-alloc" "$dir/topology.json" \
 			"${BENCH_REQUESTS:-2000}" | sed "s|$ROOT/||" | tee -a "$file"
 	done
 	info "written to ${file#"$ROOT"/}"
@@ -158,13 +158,13 @@ bench_treematch() {
 	local out="$ROOT/bench/out" file
 	mkdir -p "$out"
 	file="$out/treematch-$(date +%Y%m%d-%H%M%S).txt"
-	in_tools make -s -C "$ROOT/plugins" tools
+	build_tools
 	in_tools python3 "$ROOT/emulated-clusters/generate.py" curie \
 		"$ROOT/build/bench/curie" --topologies-dir "$TOPOLOGIES_DIR" >/dev/null
 	{
 		printf '# make bench BENCH=treematch; host: %s cores, %s MiB; %s\n' "$(nproc)" \
 			"$(awk '/MemTotal/ {printf "%d", $2 / 1024}' /proc/meminfo)" "$(date -u +%FT%TZ)"
-		in_tools "$ROOT/build/c/bench-treematch" -r "${BENCH_REPEATS:-5}" \
+		in_tools "$TB_BUILD/bench-treematch" -r "${BENCH_REPEATS:-5}" \
 			"$ROOT/build/bench/curie/topology.json"
 	} | sed "s|$ROOT/||" | tee "$file"
 	info "written to ${file#"$ROOT"/}"
@@ -220,7 +220,11 @@ bench_decision() {
 		docker exec -i "$ctl" xargs -r scancel
 	in_tools python3 "$ROOT/bench/decision.py" probes "$nodes" "$probes" 2 \
 		>"$STATE_DIR/bench-probes"
-	for p in default greedy balanced adaptive; do
+	# Under default, then under each of the ICPP-W paper's own policies:
+	# the registry's icpp family with readings (not its baseline).
+	local others
+	others=$(policy_registry | awk -F'\t' '$2 == "icpp" && $3 ~ /(^|,)options(,|$)/ {print $1}')
+	for p in default $others; do
 		info "bench decision: $probes probes under $p"
 		[ "$p" = default ] || COMMTREE_TIMING=1 POLICY=$p cmd_up "$cluster" >/dev/null
 		docker exec -i "$(ctld_container)" bash -c \

@@ -18,6 +18,24 @@ require_cluster() {
 		die "unknown CLUSTER '$name'; valid: $(cluster_names)"
 }
 
+# Builds the policy library's targets (default: tools) into TB_BUILD.
+build_tools() {
+	in_tools make -s -C "$ROOT/plugins" BUILD="$TB_BUILD" "${@:-tools}"
+}
+
+# The policy registry (plugins/lib/policy_registry.def) as the build wrote
+# it, with the tools: one line per policy, tab-separated: name, family,
+# traits, paper.
+policy_registry() {
+	build_tools >&2 || die "building the policy library's tools and registry failed (make -C plugins tools)"
+	cat "$TB_BUILD/policies.tsv"
+}
+
+# make policies: the registry, in columns.
+cmd_policies() {
+	policy_registry | awk -F'\t' '{printf "%-12s %-10s %-13s %s\n", $1, $2, $3, $4}'
+}
+
 # Another project (TESTBED_PROJECT) keeps its own generated configuration,
 # so that testbeds of one cluster under different policies (make experiment)
 # do not share one slurm.conf. workloads/replay.py follows the same rule.
@@ -41,6 +59,8 @@ cmd_config() {
 	# Slurm's timeouts are scaled for the clock's rate (docs/vclock.md);
 	# CLOCK_RATE is set by a replay with CLOCK=virtual, 1 otherwise.
 	args+=(--clock-rate "${CLOCK_RATE:-1}")
+	# generate.py checks POLICY against the registry.
+	build_tools registry
 	in_tools python3 "$ROOT/emulated-clusters/generate.py" "${args[@]}"
 }
 

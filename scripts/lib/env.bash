@@ -39,3 +39,9 @@ IN_TOOLS_FILES=()
 # Replays' results: results/ in the clone unless RESULTS_DIR says elsewhere
 # (another disk, say). Absolute, since in_tools mounts it at the same path.
 RESULTS_DIR=$(abs_path "${RESULTS_DIR:-$ROOT/results}")
+# The policy library's build (make -C plugins BUILD=...): its tools and the
+# policy registry they print, policies.tsv, which the Python reads. Another
+# one is a test build (tests/config.bats); in the clone, which the tools
+# image mounts.
+TB_BUILD=$(abs_path "${TB_BUILD:-$ROOT/build/c}")
+export TB_BUILD

@@ -58,11 +58,11 @@ cmd_replay() {
 		;;
 	*) die "CLOCK=$clock: expected scaled (divide the log's times by SPEEDUP) or virtual (run Slurm's clock SPEEDUP times faster)" ;;
 	esac
-	# The registry's names (plugins/lib/policy.c; tests/config.bats checks).
-	case "$policy" in
-	default | greedy | balanced | adaptive | default1905 | isolated | firstfit | tm-a | tm-i | tm-sub | tm-sub3) ;;
-	*) die "unknown POLICY '$policy'; valid: default greedy balanced adaptive default1905 isolated firstfit tm-a tm-i tm-sub tm-sub3" ;;
-	esac
+	# The registry's names (plugins/lib/policy_registry.def).
+	local names
+	names=$(policy_registry | cut -f1)
+	grep -qxF -- "$policy" <<<"$names" ||
+		die "unknown POLICY '$policy'; valid: $(paste -sd' ' <<<"$names")"
 	# Before switching the policy: a bad RESULTS_DIR must change nothing.
 	mkdir -p "$RESULTS_DIR" 2>/dev/null || die "RESULTS_DIR=$RESULTS_DIR: cannot create the directory"
 	# Another run's jobs would run inside this run's measurement (and a
@@ -90,7 +90,7 @@ cmd_replay() {
 	done
 	[ "${STRICT:-0}" = 1 ] && args+=(--strict)
 	# INDIVIDUAL places its occupying jobs with the library's tb-alloc.
-	[ -n "${INDIVIDUAL:-}" ] && in_tools make -s -C "$ROOT/plugins" tools
+	[ -n "${INDIVIDUAL:-}" ] && build_tools
 	in_tools python3 "$ROOT/workloads/replay.py" "${args[@]}"
 }
 
@@ -105,6 +105,8 @@ cmd_report() {
 	dir=$RESULTS_DIR/$id
 	[ -f "$dir/manifest.json" ] || die "RUN=$id: no such run; runs: $(list_runs)"
 	topo=$dir/topology.json
+	# The tools, and the registry generate.py and report.py read.
+	build_tools
 	if [ ! -f "$topo" ]; then
 		cluster=$(sed -n 's/^ *"cluster": "\(.*\)",$/\1/p' "$dir/manifest.json")
 		[ -n "$cluster" ] || die "RUN=$id: manifest.json names no cluster"
@@ -115,10 +117,9 @@ cmd_report() {
 			--topologies-dir "$TOPOLOGIES_DIR" >/dev/null
 		topo=$ROOT/build/report/$cluster/topology.json
 	fi
-	in_tools make -s -C "$ROOT/plugins" tools
 	in_tools python3 "$ROOT/metrics/report.py" report "$dir" \
-		--aph-tool "$ROOT/build/c/tb-aph" --topology "$topo" \
-		--isolation-tool "$ROOT/build/c/tb-isolation"
+		--aph-tool "$TB_BUILD/tb-aph" --topology "$topo" \
+		--isolation-tool "$TB_BUILD/tb-isolation"
 }
 
 # One table of several replays of one experiment, against the default run:
@@ -138,6 +139,7 @@ cmd_compare() {
 		dirs+=("$RESULTS_DIR/$id")
 	done
 	out=$RESULTS_DIR/compare-$(date -u +%Y%m%dT%H%M%SZ)
+	build_tools registry
 	in_tools python3 "$ROOT/metrics/report.py" compare "${dirs[@]}" --out "$out" "${force[@]}"
 }
 

@@ -11,6 +11,8 @@ cmd_test() {
 	in_tools make -s -C "$ROOT/plugins" check
 	info "test: the virtual clock's preload library (plugins/vclock)"
 	in_tools make -s -C "$ROOT/plugins" vclock-check
+	# The tools and the policy registry the suites' Python reads.
+	build_tools
 	info "test: bats suites"
 	# A directory outside the clone, with a space in its name, at the same
 	# path on the host and in the tools image: the tests put the files a

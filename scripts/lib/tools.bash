@@ -19,6 +19,6 @@ cmd_alloc() {
 	local scenario=${1:-} policy=${2:-all}
 	[ -n "$scenario" ] || die "SCENARIO is not set; example: make alloc SCENARIO=examples/table2.scenario"
 	need_file SCENARIO "$scenario"
-	in_tools make -s -C "$ROOT/plugins" tools
-	in_tools "$ROOT/build/c/tb-alloc" "$USER_FILE" "$policy"
+	build_tools
+	in_tools "$TB_BUILD/tb-alloc" "$USER_FILE" "$policy"
 }

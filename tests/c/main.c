@@ -29,6 +29,7 @@ static const struct tb_test tb_tests[] = {
 	T(test_matrix_block_placement_and_line_form),
 	T(test_topology_json),
 	T(test_topology_json_errors),
+	T(test_read_file_errors),
 	T(test_topology_index_big),
 	T(test_topology_index_duplicate),
 	T(test_topology_index_growth),
@@ -56,6 +57,7 @@ static const struct tb_test tb_tests[] = {
 	T(test_tm_strategies_differ),
 	T(test_tm_brute_force_small),
 	T(test_tm_refusals),
+	T(test_registry_lines),
 	{ NULL, NULL },
 };
 #undef T

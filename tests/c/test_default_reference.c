@@ -10,7 +10,8 @@
 
 #include "check.h"
 #include "helpers.h"
-#include "policy.h"
+#include "pick.h"
+#include "policy_registry.h"
 #include "tests.h"
 
 static unsigned long long rng = 0x9e3779b97f4a7c15ULL;
@@ -228,6 +229,7 @@ static struct tb_topology *random_tree(int interleave)
 
 void test_default_matches_leaf_by_leaf(void)
 {
+	struct tb_options paper = tb_options_default();
 	int cases = 0, placed = 0;
 
 	for (int round = 0; round < 600; round++) {
@@ -251,7 +253,7 @@ void test_default_matches_leaf_by_leaf(void)
 
 			job.nodes = q == 0 ? (free_nodes ? free_nodes : 1) :
 				    1 + rnd(free_nodes + 2);
-			rc = tb_policy_default(t, o, &job, got);
+			rc = tb_policy_default(t, o, &job, &paper, got);
 			ref = ref_default(t, o, job.nodes, want);
 			cases++;
 			CHECK_EQ(rc, ref);

@@ -9,7 +9,7 @@
 
 #include "check.h"
 #include "helpers.h"
-#include "policy.h"
+#include "pick.h"
 #include "tests.h"
 
 static unsigned long long rng = 0x2545f4914f6cdd1dULL;

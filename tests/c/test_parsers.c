@@ -1,4 +1,6 @@
 /* Parsers: clear one-line errors with file and line, nothing half-built. */
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -8,6 +10,7 @@
 #include "profile.h"
 #include "scenario.h"
 #include "tests.h"
+#include "textfile.h"
 #include "topology.h"
 
 static void expect_scenario_error(const char *text, const char *expected)
@@ -170,6 +173,47 @@ void test_topology_json_errors(void)
 	CHECK(tb_json_parse("\"a\\u0041\\n\"", 11, &v, err, sizeof(err)) == 0);
 	CHECK(v.type == TB_JSON_STRING && !strcmp(v.string, "aA\n"));
 	tb_json_free(&v);
+}
+
+/*
+ * A file that cannot be read is an error, never a short or empty text:
+ * a directory opens (fopen succeeds on Linux) and its first read fails
+ * with EISDIR; /proc/self/mem opens and its first read (address 0, never
+ * mapped) fails with EIO.
+ */
+void test_read_file_errors(void)
+{
+	struct tb_scenario *s;
+	struct tb_matrix *m;
+	struct tb_topology *t;
+	char err[256] = "";
+	size_t len = 1;
+	char *text;
+	FILE *f;
+
+	errno = 0;
+	text = tb_read_file(".", &len);
+	CHECK(text == NULL);
+	CHECK_EQ(errno, EISDIR);
+	CHECK_EQ(len, 0);
+	free(text);
+	CHECK(tb_scenario_load(".", &s, err, sizeof(err)) == -1);
+	CHECK(!strcmp(err, ".: cannot read the file: Is a directory"));
+	CHECK(tb_matrix_load(".", &m, err, sizeof(err)) == -1);
+	CHECK(!strcmp(err, ".: cannot read the file: Is a directory"));
+	CHECK(tb_topology_load(".", &t, err, sizeof(err)) == -1);
+	CHECK(!strcmp(err, ".: cannot read the file: Is a directory"));
+	if ((f = fopen("/proc/self/mem", "rb")) != NULL) {
+		fclose(f);
+		text = tb_read_file("/proc/self/mem", &len);
+		CHECK(text == NULL);
+		CHECK_EQ(len, 0);
+		free(text);
+	}
+	/* Still read: an empty file is an empty text. */
+	text = tb_read_file("/dev/null", &len);
+	CHECK(text != NULL && len == 0 && text[0] == '\0');
+	free(text);
 }
 
 void test_profile_from_comment(void)

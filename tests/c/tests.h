@@ -26,6 +26,7 @@ void test_matrix_errors(void);
 void test_matrix_block_placement_and_line_form(void);
 void test_topology_json(void);
 void test_topology_json_errors(void);
+void test_read_file_errors(void);
 /* test_topology_index.c */
 void test_topology_index_big(void);
 void test_topology_index_duplicate(void);
@@ -56,5 +57,6 @@ void test_tm_table1_grouping(void);
 void test_tm_strategies_differ(void);
 void test_tm_brute_force_small(void);
 void test_tm_refusals(void);
+void test_registry_lines(void); /* test_registry.c */
 
 #endif
