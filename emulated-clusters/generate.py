@@ -12,6 +12,7 @@ an emulated cluster runs on:
 
 Usage: generate.py <name> <outdir> [--frontends N] [--emulators N]
        [--policy P] [--topologies-dir DIR]
+with the clone's root on PYTHONPATH (scripts/testbed's in_tools sets it).
 """
 
 import argparse
@@ -21,6 +22,10 @@ import os
 import re
 import sys
 
+# The repository's root is on PYTHONPATH (scripts/testbed's in_tools): the
+# parts the drivers and the metrics share live in the workloads package.
+from workloads.cluster_defs import DefinitionError, expand_hostlist, hostlist, parse_options
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 FRONTEND_BASE_PORT = 17000
 DRAGONFLY_LEVELS = ("router", "chassis", "group")
@@ -28,10 +33,6 @@ DRAGONFLY_LEVELS = ("router", "chassis", "group")
 # checks the lists agree.
 POLICIES = ("default", "greedy", "balanced", "adaptive", "default1905",
             "isolated", "firstfit", "tm-a", "tm-i", "tm-sub", "tm-sub3")
-
-
-class DefinitionError(Exception):
-    pass
 
 
 def cluster_names():
@@ -138,56 +139,6 @@ def expand_nodes(defn):
     if len(set(names)) != len(names):
         raise DefinitionError(f"{defn['name']}: node names overlap")
     return nodes
-
-
-def hostlist(names):
-    """Compress names into Slurm's prefix[a-b,c] form, keeping order of
-    first appearance of each prefix."""
-    groups = {}
-    for name in names:
-        m = re.match(r"^(.*?)(\d+)$", name)
-        if not m:
-            groups.setdefault((name, None), [])
-            continue
-        prefix, digits = m.group(1), m.group(2)
-        groups.setdefault((prefix, len(digits)), []).append(int(digits))
-    parts = []
-    for (prefix, width), nums in groups.items():
-        if width is None:
-            parts.append(prefix)
-            continue
-        nums = sorted(set(nums))
-        ranges = []
-        start = prev = nums[0]
-        for n in nums[1:] + [None]:
-            if n is not None and n == prev + 1:
-                prev = n
-                continue
-            ranges.append(f"{start:0{width}d}" if start == prev
-                          else f"{start:0{width}d}-{prev:0{width}d}")
-            if n is not None:
-                start = prev = n
-        if len(nums) == 1:
-            parts.append(f"{prefix}{ranges[0]}")
-        else:
-            parts.append(f"{prefix}[{','.join(ranges)}]")
-    return ",".join(parts)
-
-
-def expand_hostlist(expr):
-    """Inverse of hostlist() for the forms topology.conf files use."""
-    out = []
-    for m in re.finditer(r"([^,\[]+)(?:\[([^\]]+)\])?", expr):
-        prefix, body = m.group(1), m.group(2)
-        if body is None:
-            out.append(prefix)
-            continue
-        for r in body.split(","):
-            lo, _, hi = r.partition("-")
-            hi = hi or lo
-            for n in range(int(lo), int(hi) + 1):
-                out.append(f"{prefix}{n:0{len(lo)}d}")
-    return out
 
 
 class Switch:
@@ -357,27 +308,6 @@ def frontend_layout(frontends, emulators):
     per = -(-frontends // emulators)
     return [names[k * per:(k + 1) * per] for k in range(emulators)
             if names[k * per:(k + 1) * per]]
-
-
-# The library's named readings of the papers (plugins/lib/options.h): the
-# keys and values the plugin accepts in TopologyParam.
-OPTION_VALUES = {
-    "eq3": ("pair", "path"), "ratio": ("eq1", "share"),
-    "fit": ("bestfit", "quiet"), "split": ("halve", "pow2"),
-    "denominator": ("default1905", "default"), "ranks": ("taken", "index"),
-}
-
-
-def parse_options(text):
-    """'eq3=path fit=quiet' (spaces or commas) into checked words."""
-    words = [w for w in text.replace(",", " ").split() if w]
-    for w in words:
-        key, _, value = w.partition("=")
-        if key not in OPTION_VALUES or value not in OPTION_VALUES[key]:
-            raise DefinitionError(
-                f"OPTIONS: '{w}': expected one of " +
-                ", ".join(f"{k}={'|'.join(v)}" for k, v in OPTION_VALUES.items()))
-    return words
 
 
 # Slurm's wall-time constants, at clock rate 1 (or Slurm's own default).

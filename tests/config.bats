@@ -153,8 +153,8 @@ check_counts() {
 	run python3 - "$ROOT" "$lib" <<'PY'
 import ast, re, sys
 root, lib = sys.argv[1], sys.argv[2].split()
-for path in ("emulated-clusters/generate.py", "workloads/replay.py",
-             "metrics/report.py", "bench/decision.py"):
+for path in ("emulated-clusters/generate.py", "workloads/replay/cli.py",
+             "metrics/measures.py", "bench/decision.py"):
     src = open(f"{root}/{path}").read()
     m = re.search(r"^POLICIES = (.*?[\])])$", src, re.M | re.S)
     names = list(ast.literal_eval(m.group(1)))

@@ -13,7 +13,7 @@ A malformed line raises LogError naming the file, the line and the reason.
 import json
 import os
 
-import faults
+from . import faults
 
 # Named logs, resolved in WORKLOADS_DIR. For curie the full Parallel
 # Workloads Archive file is used when present, the shared excerpt otherwise.
