@@ -4,4 +4,7 @@ import sys
 
 from .cli import main
 
+# argparse names the program after sys.argv[0], here __main__.py: the
+# usage lines name the command instead.
+sys.argv[0] = "python3 -m workloads.experiment"
 sys.exit(main(sys.argv[1:]))
