@@ -326,7 +326,7 @@ def clock_settings(rate):
     keep its length in wall time (a 30-s MessageTimeout would be 30 ms of
     wall time at rate 1000). SlurmdTimeout is 0 (Slurm never sets a front
     end DOWN for not answering): an idle jump of hours would make every
-    front end's last answer look that old; replay.py's health watch finds
+    front end's last answer look that old; the replay's health watch finds
     dead emulators instead. bf_max_time: backfill's budget (default
     bf_interval, 1 s here) is CPU time, which the clock does not speed up,
     so it grows with the rate too and a pass covers the same queue depth.

@@ -203,7 +203,7 @@ def _number(value):
 
 def _run_facts(path, doc):
     """The replay's facts recorded in sacct.json ("testbed", written by
-    replay.py since it records them), else in the run's manifest.json
+    the replay since it records them), else in the run's manifest.json
     beside it (older runs), else none."""
     facts = doc.get("testbed")
     if isinstance(facts, dict):

@@ -8,7 +8,6 @@ import os
 import pytest
 
 TESTS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-ROOT = os.path.dirname(TESTS)
 FIXTURES = os.path.join(TESTS, "fixtures")
 
 

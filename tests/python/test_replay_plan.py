@@ -122,7 +122,8 @@ def test_granularity_core_plans_one_rank_per_core(tmp_path):
     node = parse_args(["--log", path, "--sparsity", "0.5", "--comm", "1", "--first", "1"])
     p0 = make_plan(node, log, None, 8, 1.0, node_cores=4)[0][0]
     f = job_fields("R", 0, p0, 0, 1.0, 0)
-    assert p0["ranks"] == 0 and f[7] == "" and f[6].startswith("TESTBED_COMM_MATRIX=ranks 2;"), (p0, f)
+    assert p0["ranks"] == 0 and f[7] == "", (p0, f)
+    assert f[6].startswith("TESTBED_COMM_MATRIX=ranks 2;"), f
     # plan.tsv keeps the ranks; a plan written before them reads as 0.
     tsv = str(tmp_path / "plan.tsv")
     write_plan(tsv, plan)

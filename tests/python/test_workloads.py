@@ -51,7 +51,8 @@ def test_rerun_faulted_selects_the_latest_attempt_of_each_log_job_if_it_ended_an
     jobs[4]["state"]["current"] = ["PENDING"]
     assert ("e", 1, 5, "requeued") not in picked(jobs), picked(jobs)
     # Names: a rerun stands for its log job.
-    assert faults.rerun_name("F", "d", 2) == "F:d:rerun2" and faults.rerun_name("F", "d", 0) == "F:d"
+    assert faults.rerun_name("F", "d", 2) == "F:d:rerun2"
+    assert faults.rerun_name("F", "d", 0) == "F:d"
     assert faults.log_id_of("F:d:rerun2", "F") == ("d", 2)
     assert faults.log_id_of("F:x:y", "F") == ("x:y", 0) and faults.log_id_of("G:d", "F") is None
 

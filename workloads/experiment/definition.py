@@ -68,7 +68,7 @@ WORD_PARAMS = {"STRICT": ("0", "1"), "CLOCK": ("scaled", "virtual"),
                "GRANULARITY": ("node", "core"),
                "IDLE_JUMPS": ("0", "1"), "LAUNCH_GUARD": ("0", "1")}
 # OPTIONS: the library's named readings for the run's `make up`
-# (generate.py's words, comma-separated).
+# (workloads/cluster_defs.py's words, comma-separated).
 PARAMS = INT_PARAMS + FLOAT_PARAMS + tuple(WORD_PARAMS) + ("OPTIONS",)
 # What the command line may override besides the parameters.
 LIST_OVERRIDES = {"POLICIES": "policies", "POLICY": "policies",

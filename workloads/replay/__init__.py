@@ -15,11 +15,11 @@ Results go to results/<run-id>/: plan.tsv (the window as replayed),
 submitted.tsv (log id -> Slurm id, fsynced after each job, which is what
 RESUME continues from), rerun.tsv (log id, attempt, Slurm id of the jobs
 RERUN_FAULTED=1 ran again), sacct.json, manifest.json and replay.log.
-"""
 
-# The modules, in the order a replay uses them: cli (arguments, the run from
-# plan to sacct.json), plan and matrix (the job plan), cluster (the running
-# cluster's facts), run_dir (the run's files), slurm_io (docker exec, tb-submit,
-# squeue, sacct), pacing (the clock, submission timing, the launch guard's
-# inputs), driver (the replay loop), resume and reruns (RESUME,
-# RERUN_FAULTED=1), progress, errors.
+Run as python3 -m workloads.replay (make replay). Modules, in the order a
+replay uses them: cli (arguments, the run from plan to sacct.json), plan and
+matrix (the job plan), cluster (the running cluster's facts), run_dir (the
+run's files), slurm_io (docker exec, tb-submit, squeue, sacct), pacing (the
+clock, submission timing, the launch guard's inputs), driver (the replay
+loop), resume and reruns (RESUME, RERUN_FAULTED=1), progress, errors.
+"""
