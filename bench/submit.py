@@ -4,20 +4,17 @@
     submit.py <controller container> <jobs> <script in the container> <ahead>
 
 Submits <jobs> one-node jobs at once the way `make replay` submits a
-burst (replay.SubmitterPool: SUBMITTERS tb-submit processes, one job per
-round trip each). With <ahead> 0 they are eligible
+burst (workloads.replay.slurm_io.SubmitterPool: SUBMITTERS tb-submit
+processes, one job per round trip each). With <ahead> 0 they are eligible
 at once, so the controller schedules and starts them while the submissions
 go on; with <ahead> s > 0 they begin s seconds later, as a replay submits
 (LEAD seconds ahead of each job's time). Prints the rate.
 """
 
-import os
 import sys
 import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                                "..", "workloads"))
-import replay  # noqa: E402
+from workloads.replay import slurm_io
 
 
 def main(argv):
@@ -25,11 +22,11 @@ def main(argv):
         print(__doc__, file=sys.stderr)
         return 2
     container, jobs, script, ahead = argv[1], int(argv[2]), argv[3], int(argv[4])
-    replay.BATCH_SCRIPT = script
-    pool = replay.SubmitterPool(container, replay.SUBMITTERS, "/tmp")
+    slurm_io.BATCH_SCRIPT = script
+    pool = slurm_io.SubmitterPool(container, slurm_io.SUBMITTERS, "/tmp")
     start = time.time()
     begin = int(start) + ahead if ahead else 0
-    fields = [[f"bench-submit:{i}", 1, 5, begin, replay.PRIORITY_TOP - i, "1:2", "", "", "60"]
+    fields = [[f"bench-submit:{i}", 1, 5, begin, slurm_io.PRIORITY_TOP - i, "1:2", "", "", "60"]
               for i in range(jobs)]
     done = 0
     try:
@@ -43,7 +40,7 @@ def main(argv):
     if sys.stdout.isatty():
         print("\r", end="")
     when = f"beginning {ahead} s later" if ahead else "eligible at once"
-    print(f"{jobs} jobs {when}, {replay.SUBMITTERS} submitters: {wall:.1f} s, "
+    print(f"{jobs} jobs {when}, {slurm_io.SUBMITTERS} submitters: {wall:.1f} s, "
           f"{jobs / wall:.0f} submissions/s")
     return 0
 

@@ -12,6 +12,7 @@ an emulated cluster runs on:
 
 Usage: generate.py <name> <outdir> [--frontends N] [--emulators N]
        [--policy P] [--topologies-dir DIR]
+with the clone's root on PYTHONPATH (scripts/testbed's in_tools sets it).
 """
 
 import argparse
@@ -21,38 +22,14 @@ import os
 import re
 import sys
 
+# The repository's root is on PYTHONPATH (scripts/testbed's in_tools): the
+# parts the drivers and the metrics share live in the workloads package.
+from workloads.cluster_defs import DefinitionError, expand_hostlist, hostlist, parse_options
+from workloads.registry import RegistryError, policy_names
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 FRONTEND_BASE_PORT = 17000
 DRAGONFLY_LEVELS = ("router", "chassis", "group")
-
-
-class RegistryError(Exception):
-    pass
-
-
-def policy_registry(root=os.path.dirname(HERE)):
-    """The policy library's registry as its build wrote it: (name, family,
-    traits, paper) per policy, in the library's order, traits a set. Read
-    from policies.tsv in $TB_BUILD (default: build/c in the clone), which
-    `make -C plugins registry` writes from `tb-alloc --list-policies`
-    (plugins/lib/policy_registry.def); scripts/testbed makes it first."""
-    build = os.environ.get("TB_BUILD") or os.path.join(root, "build", "c")
-    path = os.path.join(build, "policies.tsv")
-    try:
-        with open(path, encoding="utf-8") as f:
-            rows = [line.rstrip("\n").split("\t") for line in f if line.strip()]
-    except OSError as e:
-        raise RegistryError(f"{path}: {e.strerror}; make -C plugins registry "
-                            "writes it") from None
-    if not rows or any(len(r) != 4 for r in rows):
-        raise RegistryError(f"{path}: expected lines of name, family, traits "
-                            "and paper, tab-separated")
-    return [(n, fam, set() if tr == "-" else set(tr.split(",")), paper)
-            for n, fam, tr, paper in rows]
-
-
-class DefinitionError(Exception):
-    pass
 
 
 def cluster_names():
@@ -159,56 +136,6 @@ def expand_nodes(defn):
     if len(set(names)) != len(names):
         raise DefinitionError(f"{defn['name']}: node names overlap")
     return nodes
-
-
-def hostlist(names):
-    """Compress names into Slurm's prefix[a-b,c] form, keeping order of
-    first appearance of each prefix."""
-    groups = {}
-    for name in names:
-        m = re.match(r"^(.*?)(\d+)$", name)
-        if not m:
-            groups.setdefault((name, None), [])
-            continue
-        prefix, digits = m.group(1), m.group(2)
-        groups.setdefault((prefix, len(digits)), []).append(int(digits))
-    parts = []
-    for (prefix, width), nums in groups.items():
-        if width is None:
-            parts.append(prefix)
-            continue
-        nums = sorted(set(nums))
-        ranges = []
-        start = prev = nums[0]
-        for n in nums[1:] + [None]:
-            if n is not None and n == prev + 1:
-                prev = n
-                continue
-            ranges.append(f"{start:0{width}d}" if start == prev
-                          else f"{start:0{width}d}-{prev:0{width}d}")
-            if n is not None:
-                start = prev = n
-        if len(nums) == 1:
-            parts.append(f"{prefix}{ranges[0]}")
-        else:
-            parts.append(f"{prefix}[{','.join(ranges)}]")
-    return ",".join(parts)
-
-
-def expand_hostlist(expr):
-    """Inverse of hostlist() for the forms topology.conf files use."""
-    out = []
-    for m in re.finditer(r"([^,\[]+)(?:\[([^\]]+)\])?", expr):
-        prefix, body = m.group(1), m.group(2)
-        if body is None:
-            out.append(prefix)
-            continue
-        for r in body.split(","):
-            lo, _, hi = r.partition("-")
-            hi = hi or lo
-            for n in range(int(lo), int(hi) + 1):
-                out.append(f"{prefix}{n:0{len(lo)}d}")
-    return out
 
 
 class Switch:
@@ -380,27 +307,6 @@ def frontend_layout(frontends, emulators):
             if names[k * per:(k + 1) * per]]
 
 
-# The library's named readings of the papers (plugins/lib/options.h): the
-# keys and values the plugin accepts in TopologyParam.
-OPTION_VALUES = {
-    "eq3": ("pair", "path"), "ratio": ("eq1", "share"),
-    "fit": ("bestfit", "quiet"), "split": ("halve", "pow2"),
-    "denominator": ("default1905", "default"), "ranks": ("taken", "index"),
-}
-
-
-def parse_options(text):
-    """'eq3=path fit=quiet' (spaces or commas) into checked words."""
-    words = [w for w in text.replace(",", " ").split() if w]
-    for w in words:
-        key, _, value = w.partition("=")
-        if key not in OPTION_VALUES or value not in OPTION_VALUES[key]:
-            raise DefinitionError(
-                f"OPTIONS: '{w}': expected one of " +
-                ", ".join(f"{k}={'|'.join(v)}" for k, v in OPTION_VALUES.items()))
-    return words
-
-
 # Slurm's wall-time constants, at clock rate 1 (or Slurm's own default).
 TIMEOUTS = {"MessageTimeout": 30, "TCPTimeout": 2, "BatchStartTimeout": 10,
             "UnkillableStepTimeout": 60}
@@ -417,7 +323,7 @@ def clock_settings(rate):
     keep its length in wall time (a 30-s MessageTimeout would be 30 ms of
     wall time at rate 1000). SlurmdTimeout is 0 (Slurm never sets a front
     end DOWN for not answering): an idle jump of hours would make every
-    front end's last answer look that old; replay.py's health watch finds
+    front end's last answer look that old; the replay's health watch finds
     dead emulators instead. bf_max_time: backfill's budget (default
     bf_interval, 1 s here) is CPU time, which the clock does not speed up,
     so it grows with the rate too and a pass covers the same queue depth.
@@ -612,7 +518,7 @@ def main(argv):
     args = ap.parse_args(argv)
 
     try:
-        policies = [p[0] for p in policy_registry()]
+        policies = policy_names()
     except RegistryError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

@@ -191,18 +191,18 @@ check_counts() {
 	assert_failure
 	assert_output "error: unknown POLICY 'test-only'; valid: $(cut -f1 "$ROOT/build/c/policies.tsv" | paste -sd' ')"
 	# The replay checks POLICY before PATTERN: past it, PATTERN stops it.
-	run env TB_BUILD="$build" python3 "$ROOT/workloads/replay.py" --root "$ROOT" \
+	run env TB_BUILD="$build" python3 -m workloads.replay --root "$ROOT" \
 		--policy test-only --pattern zigzag
 	assert_failure
 	assert_output --partial "unknown PATTERN 'zigzag'"
-	run python3 "$ROOT/workloads/replay.py" --root "$ROOT" --policy test-only --pattern zigzag
+	run python3 -m workloads.replay --root "$ROOT" --policy test-only --pattern zigzag
 	assert_failure
 	assert_output --partial "unknown POLICY 'test-only'; valid: default greedy"
-	run env TB_BUILD="$build" python3 "$ROOT/workloads/experiment.py" plan icpp-table3-theta \
+	run env TB_BUILD="$build" python3 -m workloads.experiment plan icpp-table3-theta \
 		--id x --out "$BATS_TEST_TMPDIR/x" --set POLICIES="default1905 test-only"
 	assert_success
 	grep -q '	test-only	' "$BATS_TEST_TMPDIR/x/runs.tsv"
-	run python3 "$ROOT/workloads/experiment.py" plan icpp-table3-theta \
+	run python3 -m workloads.experiment plan icpp-table3-theta \
 		--id y --out "$BATS_TEST_TMPDIR/y" --set POLICIES="default1905 test-only"
 	assert_failure
 	assert_output --partial "policies 'default1905 test-only': expected some of default greedy"

@@ -12,7 +12,7 @@ setup() {
 }
 
 table() {
-	python3 "$ROOT/workloads/experiment.py" table --def "$FX/$1.exp" --out "$OUT" \
+	python3 -m workloads.experiment table --def "$FX/$1.exp" --out "$OUT" \
 		"${@:2}" "$FX/runs/default" "$FX/runs/greedy"
 }
 
@@ -41,7 +41,7 @@ csv_has() { grep -qxF "$1" "$OUT/table.csv" || fail "table.csv lacks: $1 ($(cat 
 	local f name
 	for f in "$ROOT"/experiments/*.exp; do
 		name=$(basename "$f" .exp)
-		run python3 "$ROOT/workloads/experiment.py" plan "$name" --id "t-$name" \
+		run python3 -m workloads.experiment plan "$name" --id "t-$name" \
 			--out "$BATS_TEST_TMPDIR/$name"
 		assert_success
 		[ -s "$BATS_TEST_TMPDIR/$name/runs.tsv" ] || fail "$name: no runs"
@@ -57,24 +57,24 @@ csv_has() { grep -qxF "$1" "$OUT/table.csv" || fail "table.csv lacks: $1 ($(cat 
 }
 
 @test "bad overrides and definitions are one-line errors, nothing written" {
-	run python3 "$ROOT/workloads/experiment.py" plan icpp-table3-theta --id x \
+	run python3 -m workloads.experiment plan icpp-table3-theta --id x \
 		--out "$BATS_TEST_TMPDIR/x" --set JOBS=many
 	assert_failure
 	assert_output "error: JOBS=many: expected a whole number"
 	[ ! -e "$BATS_TEST_TMPDIR/x" ] || fail "a half-made experiment directory is left"
-	run python3 "$ROOT/workloads/experiment.py" plan icpp-table3-theta --id x \
+	run python3 -m workloads.experiment plan icpp-table3-theta --id x \
 		--out "$BATS_TEST_TMPDIR/x" --set POLICIES="greedy balanced"
 	assert_output "error: the baseline 'default1905' is not among the policies 'greedy balanced'"
 	printf 'logs = theta\ncluster = tiny\npolicies = default\npatterns = rd\nspeed = 3\n' >"$BATS_TEST_TMPDIR/bad.exp"
-	run python3 "$ROOT/workloads/experiment.py" plan "$BATS_TEST_TMPDIR/bad.exp" --id x --out "$BATS_TEST_TMPDIR/x"
+	run python3 -m workloads.experiment plan "$BATS_TEST_TMPDIR/bad.exp" --id x --out "$BATS_TEST_TMPDIR/x"
 	assert_failure
 	assert_output "error: $BATS_TEST_TMPDIR/bad.exp:5: unknown key 'speed'"
 	# LOGS narrows the definition's logs; another log lacks its parameters.
-	run python3 "$ROOT/workloads/experiment.py" plan sc18-cab --id x \
+	run python3 -m workloads.experiment plan sc18-cab --id x \
 		--out "$BATS_TEST_TMPDIR/x" --set LOGS="curie theta"
 	assert_failure
 	assert_output "error: LOGS=curie theta: expected some of the definition's logs: curie lublin"
-	run python3 "$ROOT/workloads/experiment.py" plan sc18-cab --id y \
+	run python3 -m workloads.experiment plan sc18-cab --id y \
 		--out "$BATS_TEST_TMPDIR/y" --set LOGS=curie --set LOADS=1 --set FULL=1
 	assert_success
 	assert_equal "$(cut -f3 "$BATS_TEST_TMPDIR/y/runs.tsv" | sort -u)" curie
@@ -126,7 +126,7 @@ csv_has() { grep -qxF "$1" "$OUT/table.csv" || fail "table.csv lacks: $1 ($(cat 
 	#   default 200 -> 180: 10 %; comm jobs: 12.5, 29, 20 %.
 	local run=$BATS_TEST_TMPDIR/eq7run
 	cp -r "$FX/eq7-runs/default1905" "$run"
-	run python3 "$ROOT/workloads/experiment.py" table --def "$FX/eq7.exp" --out "$OUT" "$run"
+	run python3 -m workloads.experiment table --def "$FX/eq7.exp" --out "$OUT" "$run"
 	assert_success
 	csv_has "theta,rd,greedy,4,5.5556,5.5556,12.5000,1,RE"
 	csv_has "theta,rd,balanced,4,14.5000,14.5000,29.0000,3,RE"
@@ -134,7 +134,7 @@ csv_has() { grep -qxF "$1" "$OUT/table.csv" || fail "table.csv lacks: $1 ($(cat 
 	grep -qF 'theta/rd: Left out for a missing same-state cost (Eq. 7 cannot be applied; not counted as no change): default1905 1 (d); greedy 2 (c, d); balanced 1 (d); default 1 (d).' "$OUT/table.md"
 	# make report on the same run: the same figures, the same jobs named,
 	# and the job the plugin ran for its log runtime counted.
-	run python3 "$ROOT/metrics/report.py" report "$run"
+	run python3 -m metrics.report report "$run"
 	assert_success
 	local ir=.individual_runs_improvement_percent
 	assert_equal "$(jq -c "[$ir.all.greedy, $ir.all.balanced, $ir.all.default, $ir.comm.greedy, $ir.comm.balanced, $ir.comm.default] | map(. * 10000 | round / 10000)" "$run/metrics.json")" \
@@ -156,7 +156,7 @@ csv_has() { grep -qxF "$1" "$OUT/table.csv" || fail "table.csv lacks: $1 ($(cat 
 	printf 'log_id\toffset\truntime\tnodes\tcomm\tpattern\tcomm_percent\tlimit_min\tprefill\tnodelist\nz\t0\t9\t1\t0\trd\t0\t1\t1\tt01\n' \
 		>>"$BATS_TEST_TMPDIR/g/plan.tsv.new"
 	mv "$BATS_TEST_TMPDIR/g/plan.tsv.new" "$BATS_TEST_TMPDIR/g/plan.tsv"
-	python3 "$ROOT/workloads/experiment.py" table --def "$FX/individual.exp" --out "$OUT" \
+	python3 -m workloads.experiment table --def "$FX/individual.exp" --out "$OUT" \
 		"$FX/runs/default" "$BATS_TEST_TMPDIR/g"
 	grep -qF "run): **no**: theta/rd/greedy" "$OUT/table.md"
 }
@@ -164,7 +164,7 @@ csv_has() { grep -qxF "$1" "$OUT/table.csv" || fail "table.csv lacks: $1 ($(cat 
 @test "a job launched after its own end is left out of the table, as make report does" {
 	cp -r "$FX/runs/greedy" "$BATS_TEST_TMPDIR/g"
 	printf 'log_id\tjob_id\tlaunch_lag_s\tlate_s\na\t1\t900\t820\nb\t2\t1\t0\n' >"$BATS_TEST_TMPDIR/g/launch.tsv"
-	python3 "$ROOT/workloads/experiment.py" table --def "$FX/continuous.exp" --out "$OUT" \
+	python3 -m workloads.experiment table --def "$FX/continuous.exp" --out "$OUT" \
 		"$FX/runs/default" "$BATS_TEST_TMPDIR/g"
 	grep -qF 'launched after their own end (`late_launch`) left out of their figures' "$OUT/table.md"
 	grep -qF 'RG (1)' "$OUT/table.md"
@@ -177,7 +177,7 @@ csv_has() { grep -qxF "$1" "$OUT/table.csv" || fail "table.csv lacks: $1 ($(cat 
 	sed -i '0,/policy=greedy/s//policy=default/' "$BATS_TEST_TMPDIR/g/sacct.json"
 	jq '.resumed = true | .pauses = [] | .paused_s = 0' "$FX/runs/greedy/manifest.json" \
 		>"$BATS_TEST_TMPDIR/g/manifest.json"
-	run python3 "$ROOT/workloads/experiment.py" table --def "$FX/continuous.exp" --out "$OUT" \
+	run python3 -m workloads.experiment table --def "$FX/continuous.exp" --out "$OUT" \
 		"$FX/runs/default" "$BATS_TEST_TMPDIR/g"
 	assert_success
 	grep -qF -- "- **invalid runs**, jobs without the plugin's record or placed by another policy than the run's" "$OUT/table.md"
@@ -200,7 +200,7 @@ csv_has() { grep -qxF "$1" "$OUT/table.csv" || fail "table.csv lacks: $1 ($(cat 
 
 @test "two runs of the same log, pattern and policy are refused" {
 	cp -r "$FX/runs/greedy" "$BATS_TEST_TMPDIR/g2"
-	run python3 "$ROOT/workloads/experiment.py" table --def "$FX/continuous.exp" --out "$OUT" \
+	run python3 -m workloads.experiment table --def "$FX/continuous.exp" --out "$OUT" \
 		"$FX/runs/greedy" "$BATS_TEST_TMPDIR/g2"
 	assert_failure
 	assert_output "error: two runs of theta/rd/greedy: RG and RG"
@@ -210,7 +210,7 @@ csv_has() { grep -qxF "$1" "$OUT/table.csv" || fail "table.csv lacks: $1 ($(cat 
 # and 2, TO and TA, and TA-V1 at load 1; sc18.exp works them out by hand).
 
 sc18_table() {
-	python3 "$ROOT/workloads/experiment.py" table --def "$1" --out "$OUT" "${@:2}" "$FX"/sc18-runs/*
+	python3 -m workloads.experiment table --def "$1" --out "$OUT" "${@:2}" "$FX"/sc18-runs/*
 }
 
 # has <file> <line>: the exact line must be in the file.
@@ -220,7 +220,7 @@ has() { grep -qxF -- "$2" "$1" || fail "$(basename "$1") lacks: $2"; }
 	local dir=$BATS_TEST_TMPDIR/sc18
 	# A plain run: the definition's select lines, Table I's four setups on
 	# Curie at x1, and the table says so.
-	run python3 "$ROOT/workloads/experiment.py" plan sc18-cab --id s --out "$BATS_TEST_TMPDIR/s"
+	run python3 -m workloads.experiment plan sc18-cab --id s --out "$BATS_TEST_TMPDIR/s"
 	assert_success
 	assert_output "experiment s: 4 replays"
 	assert_equal "$(cut -f3,6 "$BATS_TEST_TMPDIR/s/runs.tsv" | sort | uniq -c | tr -s ' ' | tr '\n' ';')" \
@@ -229,12 +229,12 @@ has() { grep -qxF -- "$2" "$1" || fail "$(basename "$1") lacks: $2"; }
 	jq -e '.overrides | index("TA_SPEEDUPS=none v1 v2: the definition'"'"'s selection for a plain run (FULL=1 runs all: none 5 10 20 v1 v2)") != null' \
 		"$BATS_TEST_TMPDIR/s/experiment.json" >/dev/null || fail "the selection is not recorded: $(jq -c .overrides "$BATS_TEST_TMPDIR/s/experiment.json")"
 	# A named part replaces that part of the selection only.
-	run python3 "$ROOT/workloads/experiment.py" plan sc18-cab --id v --out "$BATS_TEST_TMPDIR/v" --set LOGS=lublin
+	run python3 -m workloads.experiment plan sc18-cab --id v --out "$BATS_TEST_TMPDIR/v" --set LOGS=lublin
 	assert_output "experiment v: 4 replays"
-	run python3 "$ROOT/workloads/experiment.py" plan sc18-cab --id w --out "$BATS_TEST_TMPDIR/w" --set FULL=yes
+	run python3 -m workloads.experiment plan sc18-cab --id w --out "$BATS_TEST_TMPDIR/w" --set FULL=yes
 	assert_failure
 	assert_output "error: FULL=yes: expected 1 (the whole definition, not its select lines) or 0"
-	run python3 "$ROOT/workloads/experiment.py" plan sc18-cab --id t --out "$dir" --set FULL=1
+	run python3 -m workloads.experiment plan sc18-cab --id t --out "$dir" --set FULL=1
 	assert_success
 	assert_output "experiment t: 42 replays"
 	# 2 logs x 3 loads x (TO + TA without and with 5, 10, 20 %, V1, V2).
@@ -244,7 +244,7 @@ has() { grep -qxF -- "$2" "$1" || fail "$(basename "$1") lacks: $2"; }
 	has "$dir/runs.tsv" "$(printf '14\tt-14\tcurie\tcab\tmix\tisolated\tCLOCK=virtual COMM=0 FIRST=0 JOBS=500 SCALE=1.9444445 SEED=0 SPEEDUP=100 TA_SPEEDUP=v2')"
 	has "$dir/runs.tsv" "$(printf '40\tt-40\tlublin\tcab\tmix\tisolated\tCLOCK=virtual COMM=0 FIRST=0 JOBS=150 SCALE=0.06584366666666668 SEED=0 SPEEDUP=100 TA_SPEEDUP=20')"
 	# The load and the speed-ups can be narrowed from the command line.
-	run python3 "$ROOT/workloads/experiment.py" plan sc18-cab --id u --out "$BATS_TEST_TMPDIR/u" \
+	run python3 -m workloads.experiment plan sc18-cab --id u --out "$BATS_TEST_TMPDIR/u" \
 		--set LOADS=2 --set TA_SPEEDUPS="none v1" --set CLOCK=scaled --set FULL=1
 	assert_success
 	assert_output "experiment u: 6 replays"
@@ -285,7 +285,7 @@ has() { grep -qxF -- "$2" "$1" || fail "$(basename "$1") lacks: $2"; }
 	local fx=$BATS_TEST_TMPDIR/runs
 	cp -r "$FX/sc18-runs" "$fx"
 	printf 'log_id\tjob_id\tlaunch_lag_s\tlate_s\nb\t2\t900\t820\n' >"$fx/L1TA/launch.tsv"
-	run python3 "$ROOT/workloads/experiment.py" table --def "$FX/sc18.exp" --out "$OUT" "$fx"/*
+	run python3 -m workloads.experiment table --def "$FX/sc18.exp" --out "$OUT" "$fx"/*
 	assert_success
 	grep -qF '| lublin | x1 | TA | 0.50 | 1.20 | 2.67 | - | 2.25 | 3 | 2.00 |' "$OUT/table.md" ||
 		fail "$(grep -F '| lublin | x1 | TA |' "$OUT/table.md")"
@@ -372,12 +372,12 @@ has() { grep -qxF -- "$2" "$1" || fail "$(basename "$1") lacks: $2"; }
 	sed 's/^loads .*/loads = 1 3/' "$FX/sc18.exp" >"$bad"
 	run sc18_table "$bad"
 	assert_output "error: $FX/sc18-runs/L2TA: SCALE=0.0987655 is no load of the definition (SCALE 0.197531 for lublin divided by loads 1 3)"
-	run python3 "$ROOT/workloads/experiment.py" plan sc18-cab --id x --out "$BATS_TEST_TMPDIR/x" \
+	run python3 -m workloads.experiment plan sc18-cab --id x --out "$BATS_TEST_TMPDIR/x" \
 		--set TA_SPEEDUPS="none v9"
 	assert_output "error: ta_speedups 'none v9': expected some of none 5 10 20 v1 v2"
-	run python3 "$ROOT/workloads/experiment.py" plan icpp-fig8 --id x --out "$BATS_TEST_TMPDIR/x" --set LOADS=2
+	run python3 -m workloads.experiment plan icpp-fig8 --id x --out "$BATS_TEST_TMPDIR/x" --set LOADS=2
 	assert_output "error: loads and ta_speedups are for kind sc18, not cost-by-size"
-	run python3 "$ROOT/workloads/experiment.py" plan sc18-cab --id x --out "$BATS_TEST_TMPDIR/x" --set CLOCK=warp
+	run python3 -m workloads.experiment plan sc18-cab --id x --out "$BATS_TEST_TMPDIR/x" --set CLOCK=warp
 	assert_output "error: CLOCK=warp: expected scaled or virtual"
 	[ ! -e "$BATS_TEST_TMPDIR/x" ] || fail "a half-made experiment directory is left"
 	# TA_SPEEDUP is each run's own (before anything starts).
@@ -455,12 +455,12 @@ fake_experiment() {
 # works them out by hand).
 
 tm_table() {
-	python3 "$ROOT/workloads/experiment.py" table --def "$1" --out "$OUT" "${@:2}" "$FX"/treematch-runs/*
+	python3 -m workloads.experiment table --def "$1" --out "$OUT" "${@:2}" "$FX"/treematch-runs/*
 }
 
 @test "treematch plan: SLURM once, each TreeMatch strategy per ratio, RATIO as a fraction, the protocol's parameters" {
 	local dir=$BATS_TEST_TMPDIR/tm
-	run python3 "$ROOT/workloads/experiment.py" plan treematch-curie --id t --out "$dir"
+	run python3 -m workloads.experiment plan treematch-curie --id t --out "$dir"
 	assert_success
 	assert_output "experiment t: 25 replays"
 	assert_equal "$(cut -f6 "$dir/runs.tsv" | sort | uniq -c | tr -s ' ' | tr '\n' ';')" \
@@ -469,57 +469,14 @@ tm_table() {
 	has "$dir/runs.tsv" "$(printf '8\tt-8\tcurie\tcurie\tmix\ttm-i\tCLOCK=virtual COMM=1 FIRST=2980 GRANULARITY=core JOBS=60 OPTIONS=denominator=default PREFILL=1 RATIO=0.5 RUNTIME_FACTOR=0.5 SCALE=1 SEED=0 SPARSITY=0.9 SPEEDUP=100')"
 	# Table 2's ratios alone; without denominator=default SLURM's runtimes
 	# depend on the ratio (Eq. 7 against default1905), so it runs per ratio.
-	run python3 "$ROOT/workloads/experiment.py" plan treematch-curie --id u --out "$BATS_TEST_TMPDIR/u" \
+	run python3 -m workloads.experiment plan treematch-curie --id u --out "$BATS_TEST_TMPDIR/u" \
 		--set RATIOS="1/3 1/2"
 	assert_output "experiment u: 9 replays"
-	run python3 "$ROOT/workloads/experiment.py" plan treematch-curie --id v --out "$BATS_TEST_TMPDIR/v" \
+	run python3 -m workloads.experiment plan treematch-curie --id v --out "$BATS_TEST_TMPDIR/v" \
 		--set RATIOS="1/3 1/2" --set OPTIONS=denominator=default1905
 	assert_output "experiment v: 10 replays"
 	grep -qF -- '- OPTIONS=denominator=default1905 given on the command line (definition: denominator=default)' \
 		<(jq -r '.overrides[]' "$BATS_TEST_TMPDIR/v/experiment.json" | sed 's/^/- /')
-}
-
-@test "treematch: the replay's plan fills the machine first and halves runtimes (PREFILL, RUNTIME_FACTOR)" {
-	run python3 - "$ROOT/workloads" <<-'PY'
-		import os, sys
-		sys.path.insert(0, sys.argv[1]); import logs, replay
-		import tempfile
-		d = tempfile.mkdtemp(); path = os.path.join(d, "w.jobs")
-		with open(path, "w") as f:
-		    f.write("Job_name Submit Runtime Nodes Comment Perc\n")
-		    # 6 jobs before the window (sizes 3 5 2 4 1 6), then 2 in it.
-		    for k, n in enumerate([3, 5, 2, 4, 1, 6, 2, 8]):
-		        f.write(f"{k + 1} {100 * k} {600 + 10 * k} {n} 1 50\n")
-		args = replay.parse_args(["--log", path, "--first", "6", "--jobs", "2", "--prefill", "1",
-		                          "--runtime-factor", "0.5", "--sparsity", "0.5", "--speedup", "1"])
-		plan, _ = replay.make_plan(args, logs.read(path), None, 10, 1.0)
-		# Latest first, each when it fits in 10 nodes: 6, 1, then 2 (4 and 5
-		# do not fit), 3 stops it; in log order, all at the origin.
-		print(" ".join(f"{p['log_id']}:{p['nodes']}:{p['offset']:g}:{p['runtime']:g}:{p['comm']}:{p['prefill']}"
-		               for p in plan))
-		print(all(p["matrix_density"] == 0 for p in plan if p["prefill"]),
-		      all(p["matrix_density"] > 0 for p in plan if not p["prefill"]))
-		# Half the nodes: 6 does not fit in 5, then 1 and 4 fill them.
-		args.prefill = 0.5
-		print(" ".join(p["log_id"] for p in replay.make_plan(args, logs.read(path), None, 10, 1.0)[0]))
-		for bad in (["--runtime-factor", "0"], ["--prefill", "0"], ["--prefill", "1.5"]):
-		    try:
-		        replay.parse_args(["--log", path] + bad)
-		    except replay.ReplayError as e:
-		        print(e)
-		try:
-		    replay.make_plan(replay.parse_args(["--log", path, "--prefill", "1"]), logs.read(path), None, 10, 1.0)
-		except replay.ReplayError as e:
-		    print(e)
-	PY
-	assert_success
-	assert_line --index 0 "3:2:0:310:0:1 5:1:0:320:0:1 6:6:0:325:0:1 7:2:0:330:1:0 8:8:100:335:1:0"
-	assert_line --index 1 "True True"
-	assert_line --index 2 "4 5 7 8"
-	assert_line --index 3 "RUNTIME_FACTOR=0: expected a number above 0 (0.5 halves every job's runtime)"
-	assert_line --index 4 "PREFILL=0: expected the share of the cluster's nodes the jobs before the window fill first, above 0 and at most 1"
-	assert_line --index 5 "PREFILL=1.5: expected the share of the cluster's nodes the jobs before the window fill first, above 0 and at most 1"
-	assert_line --index 6 "PREFILL needs jobs before the window to fill the machine with; FIRST=0 has none"
 }
 
 @test "treematch table: the paper's metrics over the workload, gains job by job, Table 2 beside ours, orderings" {
@@ -608,13 +565,13 @@ tm_table() {
 	sed 's|^paper.makespan_s.curie.1/3.tm-a |paper.wait_s.curie.1/3.tm-a |' "$FX/treematch.exp" >"$bad"
 	run tm_table "$bad"
 	assert_output "error: $bad: paper.wait_s.curie.1/3.tm-a: unknown metric 'wait_s'; expected one of makespan_s utilization_pct flowtime_gain_s runtime_gain_s"
-	run python3 "$ROOT/workloads/experiment.py" plan treematch-curie --id x --out "$BATS_TEST_TMPDIR/x" --set RATIO=0.5
+	run python3 -m workloads.experiment plan treematch-curie --id x --out "$BATS_TEST_TMPDIR/x" --set RATIO=0.5
 	assert_output "error: RATIO is each run's own in kind treematch (ratios = 1/3 1/2 1/10 1/5 3/10 2/5); RATIOS='...' narrows them"
-	run python3 "$ROOT/workloads/experiment.py" plan treematch-curie --id x --out "$BATS_TEST_TMPDIR/x" --set OPTIONS="eq3=path fit=quiet"
+	run python3 -m workloads.experiment plan treematch-curie --id x --out "$BATS_TEST_TMPDIR/x" --set OPTIONS="eq3=path fit=quiet"
 	assert_output "error: OPTIONS='eq3=path fit=quiet': expected the library's words separated by commas, e.g. denominator=default"
-	run python3 "$ROOT/workloads/experiment.py" plan treematch-curie --id x --out "$BATS_TEST_TMPDIR/x" --set OPTIONS=denominator=tree
+	run python3 -m workloads.experiment plan treematch-curie --id x --out "$BATS_TEST_TMPDIR/x" --set OPTIONS=denominator=tree
 	assert_output --partial "error: OPTIONS: 'denominator=tree': expected one of"
-	run python3 "$ROOT/workloads/experiment.py" plan sc18-cab --id x --out "$BATS_TEST_TMPDIR/x" --set RATIOS=1/2
+	run python3 -m workloads.experiment plan sc18-cab --id x --out "$BATS_TEST_TMPDIR/x" --set RATIOS=1/2
 	assert_output "error: ratios are for kind treematch, not sc18"
 	[ ! -e "$BATS_TEST_TMPDIR/x" ] || fail "a half-made experiment directory is left"
 }

@@ -1,29 +1,27 @@
 #!/usr/bin/env python3
-"""replay.py against a stand-in for the controller container, for the
-RESUME / RERUN_FAULTED tests that need no Docker (tests/rerun.bats).
+"""The replay (workloads.replay) against a stand-in for the controller
+container, for the RESUME / RERUN_FAULTED tests that need no Docker
+(tests/rerun.bats).
 
-    fake_slurm.py <slurm.json> <replay.py arguments ...>
+    fake_slurm.py <slurm.json> <python3 -m workloads.replay arguments ...>
 
 slurm.json is the stand-in's accounting: {"jobs": [sacct JSON records]}.
 Each submission becomes a job that has already ended COMPLETED (eligible
 at its begin time, or now if that has passed; its runtime / SPEEDUP long)
 and is added there, with the fields tb-submit was given under
 "submitted". Nothing is ever queued, and every service runs. Exits with
-replay.py's status.
+the replay's status. The repository's root must be on PYTHONPATH.
 """
 
 import json
 import math
-import os
 import re
 import sys
 import threading
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "workloads"))
-import health  # noqa: E402
-import replay  # noqa: E402
+from workloads import health
+from workloads.replay import cli, cluster, slurm_io
 
 
 class FakeSlurm:
@@ -34,7 +32,7 @@ class FakeSlurm:
         self.jobs = doc.get("jobs", [])
         self.submitted = doc.get("submitted", [])
         self.next_id = max([j["job_id"] for j in self.jobs] + [99]) + 1
-        self.lock = threading.Lock()    # replay.py submits from 4 threads
+        self.lock = threading.Lock()    # the replay submits from 4 threads
 
     def save(self):
         with open(self.path, "w", encoding="utf-8") as f:
@@ -76,19 +74,28 @@ class FakeSlurm:
         return jid
 
 
+def replace(original, stand_in):
+    """Every module of the replay that imported `original` gets `stand_in`."""
+    for name, module in list(sys.modules.items()):
+        if name.startswith("workloads.replay"):
+            for attr, value in list(vars(module).items()):
+                if value is original:
+                    setattr(module, attr, stand_in)
+
+
 def main(argv):
     fake = FakeSlurm(argv[0])
-    replay.controller = lambda: "fake-slurmctld"
-    replay.ctl = fake.ctl
-    replay.current_cluster = lambda root: "tiny"
-    replay.Submitter.submit = lambda self, fields: fake.submit(fields)
-    replay.Submitter.close = lambda self: None
+    replace(slurm_io.controller, lambda: "fake-slurmctld")
+    replace(slurm_io.ctl, fake.ctl)
+    replace(cluster.current_cluster, lambda root: "tiny")
+    slurm_io.Submitter.submit = lambda self, fields: fake.submit(fields)
+    slurm_io.Submitter.close = lambda self: None
     health.expected_services = lambda cluster_dir: {
         "db": [], "slurmdbd": [], "slurmctld": [], "emu1": ["tiny-fe1"]}
     health.container_states = lambda project: {
         s: ("running", s) for s in ("db", "slurmdbd", "slurmctld", "emu1")}
     try:
-        return replay.main(argv[1:])
+        return cli.main(argv[1:])
     finally:
         fake.save()
 

@@ -41,6 +41,6 @@ fetch() { WORKLOADS_DIR=$DEST make -s -C "$ROOT" fetch-logs "$@"; }
 
 @test "a replay reads the fetched copy by name" {
 	fetch FROM="$SHARED" LOGS=theta >/dev/null
-	run python3 -c "import sys; sys.path.insert(0, '$ROOT/workloads'); import logs; print(logs.resolve('theta', '$DEST')[0])"
+	run python3 -c "from workloads import logs; print(logs.resolve('theta', '$DEST')[0])"
 	assert_output "$DEST/seed000-theta-2018.jobs"
 }

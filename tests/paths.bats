@@ -38,16 +38,3 @@ as_host() { env -u TESTBED_IN_TOOLS "$@"; }
 	assert_output --partial 'not a regular file'
 }
 
-@test "the replay's log reader: a missing path is 'no such file', a bad name lists the names" {
-	run python3 -c "import sys; sys.path.insert(0, '$ROOT/workloads'); import logs
-try:
-    logs.resolve('$dir/theta_2022.swf', '/nowhere')
-except logs.LogError as e:
-    print(e)
-try:
-    logs.resolve('thta', '/nowhere')
-except logs.LogError as e:
-    print(e)"
-	assert_line "LOG=$dir/theta_2022.swf: no such file"
-	assert_line --partial "unknown LOG 'thta'; valid: curie intrepid lublin mira theta"
-}

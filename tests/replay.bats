@@ -63,63 +63,6 @@ last_run() { ls -d "$ROOT"/results/*-theta-"$1"* | tail -n 1; }
 	assert_equal "$(jq '.testbed.plan | length' "$run/sacct.json")" "$(($(wc -l <"$run/plan.tsv") - 1))"
 }
 
-@test "sacct.json written by collect() replays with the plan's log times and profiles, without its filling jobs" {
-	run python3 - "$ROOT/workloads" "$BATS_TEST_TMPDIR" <<-'PY'
-		import json, math, os, sys
-		sys.path.insert(0, sys.argv[1]); import logs, replay
-		tmp = sys.argv[2]
-		# A six-column log whose offsets SPEEDUP=300 does not divide: eligible
-		# times (whole wall seconds) would move them.
-		log_path = os.path.join(tmp, "w.jobs")
-		with open(log_path, "w") as f:
-		    f.write("Job_name Submit Runtime Nodes Comment Perc\n")
-		    for k in range(12):
-		        f.write(f"{k + 1} {1000 + 137 * k * k} {60 + 17 * k} {1 + k % 4} {k % 2} {10 * (k % 9 + 1)}\n")
-		args = replay.parse_args(["--log", log_path, "--speedup", "300", "--seed", "3"])
-		plan, _ = replay.make_plan(args, logs.read(log_path), None, 8, args.speedup)
-		run = os.path.join(tmp, "run"); os.mkdir(run)
-		replay.write_plan(os.path.join(run, "plan.tsv"), plan)
-		manifest = {"run_id": "R1", "speedup": 300.0, "t0": 5000.5, "seed": 3}
-		def fake_ctl(container, command, stdin=None, check=True):
-		    return json.dumps({"jobs": [{
-		        "job_id": i + 1, "name": f"R1:{p['log_id']}", "allocation_nodes": p["nodes"],
-		        "state": {"current": ["COMPLETED"]},
-		        "time": {"eligible": math.floor(5000.5 + p["offset"] / 300 + 0.5)},
-		        "comment": {"administrator": f"policy=default;comm={p['comm']};pattern={p['pattern']};"
-		                    f"comm_percent={p['comm_percent']:g};runtime_base={p['runtime']:g}"}}
-		        for i, p in enumerate(plan)]})
-		replay.ctl = fake_ctl
-		assert replay.collect(None, run, manifest, {p["log_id"]: i + 1 for i, p in enumerate(plan)}) == []
-		# Replayed at another SPEEDUP and SEED: the same log times and profiles.
-		sacct = os.path.join(run, "sacct.json")
-		args2 = replay.parse_args(["--log", sacct, "--speedup", "1000", "--seed", "9"])
-		plan2, _ = replay.make_plan(args2, logs.read(sacct), None, 8, args2.speedup)
-		keys = ("log_id", "offset", "runtime", "nodes", "comm", "pattern", "comm_percent")
-		assert [[p[k] for k in keys] for p in plan2] == [[p[k] for k in keys] for p in plan], (plan, plan2)
-		# The jobs that filled the cluster first (PREFILL's, INDIVIDUAL's
-		# occupying ones) are no part of a replay of the run.
-		for p in plan[:2]:
-		    p["prefill"] = 1
-		replay.write_plan(os.path.join(run, "plan.tsv"), plan)
-		assert replay.collect(None, run, manifest, {p["log_id"]: i + 1 for i, p in enumerate(plan)}) == []
-		got = [j.log_id for j in logs.read(sacct).jobs]
-		assert got == [p["log_id"] for p in plan[2:]], (got, plan)
-		# Without the recorded plan (a run made before), the manifest's SPEEDUP
-		# beside sacct.json still expands eligible times into log times: within
-		# a wall second x SPEEDUP of the original (BeginTime rounding).
-		doc = json.load(open(sacct)); del doc["testbed"]; json.dump(doc, open(sacct, "w"))
-		json.dump(manifest, open(os.path.join(run, "manifest.json"), "w"))
-		old = {j.log_id: j for j in logs.read(sacct).jobs}
-		for p in plan:
-		    j = old[p["log_id"]]
-		    assert abs(j.submit - p["offset"]) <= 300, (j.submit, p)
-		    assert (j.pattern, j.comm, j.runtime) == (p["pattern"], p["comm"], p["runtime"]), p
-		print(len(plan2))
-	PY
-	assert_success
-	assert_output 12
-}
-
 # A run directory of the policy that is not in the list given.
 new_run() {
 	local d
@@ -171,11 +114,12 @@ has_submissions() { local d; d=$(new_run "$1" "$2") && [ -s "$d/submitted.tsv" ]
 	# the plugin read (as many ranks as nodes), and the plugin's hop-bytes
 	# over its volume an average path of tiny's tree: 2 hops within a leaf
 	# switch, 4 within a pod, 6 across the core.
-	run python3 - "$run" "$ROOT/workloads" <<-'PY'
+	run python3 - "$run" <<-'PY'
 		import json, sys
-		sys.path.insert(0, sys.argv[2]); import replay
+		from workloads.replay.matrix import comm_matrix
+		from workloads.replay.run_dir import read_plan
 		run = sys.argv[1]
-		plan = {p["log_id"]: p for p in replay.read_plan(run + "/plan.tsv")}
+		plan = {p["log_id"]: p for p in read_plan(run + "/plan.tsv")}
 		seed = json.load(open(run + "/manifest.json"))["seed"]
 		with_matrix = 0
 		for j in json.load(open(run + "/sacct.json"))["jobs"]:
@@ -185,7 +129,7 @@ has_submissions() { local d; d=$(new_run "$1" "$2") && [ -s "$d/submitted.tsv" ]
 		        assert p["matrix_density"] == 0 and "hop_bytes" not in a, (p, a)
 		        continue
 		    assert p["matrix_density"] == 0.5, p
-		    m = replay.comm_matrix(seed, p["log_id"], p["nodes"], p["matrix_density"])
+		    m = comm_matrix(seed, p["log_id"], p["nodes"], p["matrix_density"])
 		    entries = [e.split() for e in m.split(";")[1:]]
 		    assert len(entries) == round(0.5 * p["nodes"] * (p["nodes"] - 1)), m
 		    assert int(a["matrix_ranks"]) == p["nodes"], a
@@ -199,67 +143,6 @@ has_submissions() { local d; d=$(new_run "$1" "$2") && [ -s "$d/submitted.tsv" ]
 	make -s -C "$ROOT" report RUN="$(basename "$run")" >/dev/null
 	[ "$(jq .comm.hop_bytes_total "$run/metrics.json")" != null ]
 	head -1 "$run/jobs.csv" | grep -q ',matrix_ranks,hop_bytes,hop_bytes_default,fallback,fault,rerun_of,prefill,runtime_fallback$'
-}
-
-@test "matrices are the same for a SEED and log id, fit the job's environment and have no self-pairs" {
-	run python3 -c "
-import sys; sys.path.insert(0, '$ROOT/workloads'); import replay
-a = replay.comm_matrix(0, '7', 4, 0.5)
-assert a == replay.comm_matrix(0, '7', 4, 0.5) and a != replay.comm_matrix(1, '7', 4, 0.5), a
-pairs = [tuple(e.split()[:2]) for e in a.split(';')[1:]]
-assert a.startswith('ranks 4;') and len(set(pairs)) == 6 and all(i != j for i, j in pairs), a
-# SPARSITY=0 on 512 nodes: thinned until it fits, and says so in the plan.
-d = replay.matrix_density(512, 0)
-big = replay.comm_matrix(0, '7', 512, d)
-assert d < 0.05 and len(big) <= replay.MATRIX_LINE_MAX, (d, len(big))
-print(len(big.split(';')) - 1)"
-	assert_success
-	[ "$output" -gt 5000 ] || fail "only $output entries in a 512-node matrix"
-}
-
-@test "GRANULARITY=core plans one rank per core: the log's processors where its nodes are the cluster's, else whole nodes' cores" {
-	run python3 - "$ROOT/workloads" "$BATS_TEST_TMPDIR" <<-'PY'
-		import os, sys
-		sys.path.insert(0, sys.argv[1]); import logs, replay
-		path = os.path.join(sys.argv[2], "w.swf")
-		with open(path, "w") as f:
-		    f.write("; MaxNodes: 4\n; MaxProcs: 16\n")
-		    for k, procs in enumerate((16, 6, 8, 3)):
-		        f.write(f"{k + 1} {100 * k} 0 50 {procs} -1 -1 {procs} 100 -1 1 1 1 1 1 -1 -1 -1\n")
-		log = logs.read(path)
-		core = replay.parse_args(["--log", path, "--granularity", "core", "--sparsity", "0.5",
-		                          "--comm", "1", "--first", "1", "--prefill", "0.5"])
-		plan, _ = replay.make_plan(core, log, None, 8, 1.0, node_cores=4)
-		work = [p for p in plan if not p["prefill"]]
-		assert [p["ranks"] for p in work] == [6, 8, 3], plan
-		assert [p["nodes"] for p in work] == [2, 2, 1], plan
-		assert [p["ranks"] for p in plan if p["prefill"]] == [0], plan
-		# Nodes of another size: whole nodes' cores.
-		plan2, _ = replay.make_plan(core, log, None, 8, 1.0, node_cores=2)
-		assert [p["ranks"] for p in plan2 if not p["prefill"]] == [4, 4, 2], plan2
-		# The job asks for its ranks in the partition cores, with a rank x rank matrix.
-		f = replay.job_fields("R", 0, work[0], 0, 1.0, 0)
-		assert f[6].startswith("TESTBED_COMM_MATRIX=ranks 6;") and f[7] == "cores=6", f
-		f = replay.job_fields("R", 0, dict(work[0], nodelist="t01"), 0, 1.0, 0, placement="nodelist=t01")
-		assert f[7] == "nodelist=t01;cores=6", f
-		# Whole nodes by default: no cores=, node x node matrices.
-		node = replay.parse_args(["--log", path, "--sparsity", "0.5", "--comm", "1", "--first", "1"])
-		p0 = replay.make_plan(node, log, None, 8, 1.0, node_cores=4)[0][0]
-		f = replay.job_fields("R", 0, p0, 0, 1.0, 0)
-		assert p0["ranks"] == 0 and f[7] == "" and f[6].startswith("TESTBED_COMM_MATRIX=ranks 2;"), (p0, f)
-		# plan.tsv keeps the ranks; a plan written before them reads as 0.
-		tsv = os.path.join(sys.argv[2], "plan.tsv")
-		replay.write_plan(tsv, plan)
-		assert [p["ranks"] for p in replay.read_plan(tsv)] == [p["ranks"] for p in plan]
-		with open(tsv) as fh:
-		    rows = [line.rstrip("\n").split("\t")[:-1] for line in fh]
-		with open(tsv, "w") as fh:
-		    fh.write("".join("\t".join(r) + "\n" for r in rows))
-		assert all(p["ranks"] == 0 for p in replay.read_plan(tsv))
-		print("ok")
-	PY
-	assert_success
-	assert_output ok
 }
 
 @test "GRANULARITY=core under tm-i: every job runs on its ranks' cores in the partition cores, recorded at core level" {
@@ -333,7 +216,7 @@ print(len(big.split(';')) - 1)"
 	pid=$!
 	wait_for 60 has_submissions balanced "$before" || fail "the replay never submitted"
 	sleep 2
-	pkill -TERM -f 'workloads/replay.py' || true
+	pkill -TERM -f 'workloads[.]replay' || true
 	wait "$pid" || true
 	run=$(new_run balanced "$before")
 	[ "$(jq -r '.finished // false' "$run/manifest.json")" = false ] ||
@@ -373,48 +256,6 @@ print(len(big.split(';')) - 1)"
 	rm -rf "${ROOT:?}/results/$id"
 	assert_failure
 	assert_output --partial "error: RESUME=$id ran on another topology of 'tiny' (sha256 000000000000, now "
-}
-
-@test "a pause is measured from when the driver stopped, and the jobs it made late are named" {
-	run python3 - "$ROOT/workloads" "$BATS_TEST_TMPDIR" <<-'PY'
-		import json, os, sys, time
-		sys.path.insert(0, sys.argv[1]); import replay
-		run_dir = sys.argv[2]
-		manifest = {"run_id": "R1", "t0": 1000.0, "speedup": 10.0, "cluster": "tiny"}
-		replay.write_manifest(run_dir, manifest)
-		open(os.path.join(run_dir, "replay.log"), "w").close()
-		# Killed at wall 1012 (nothing recorded, so the last write counts): a
-		# and b were submitted, c (due at 1015) and d (at 1030) not. Resumed
-		# at 1020: c is late.
-		os.utime(os.path.join(run_dir, "replay.log"), (1012, 1012))
-		os.utime(os.path.join(run_dir, "manifest.json"), (1005, 1005))
-		plan = [{"log_id": k, "offset": o} for k, o in (("a", 0), ("b", 100), ("c", 150), ("d", 300))]
-		stopped = replay.stopped_at(manifest, run_dir)
-		assert stopped == (1012, True), stopped
-		late = replay.record_pause(run_dir, manifest, plan, {"a": 1, "b": 2}, stopped, 1020.0)
-		assert late == ["c"], late
-		m = json.load(open(os.path.join(run_dir, "manifest.json")))
-		assert m["resumed"] is True and m["paused_s"] == 8 and m["jobs_late"] == 1, m
-		p = m["pauses"][0]
-		assert (p["start_epoch"], p["end_epoch"], p["late_log_ids"], p["start_estimated"]) == \
-		    (1012, 1020, ["c"], True), p
-		# Ctrl-C records when the driver stopped; the first stop counts (a
-		# RESUME that fails early does not shorten the pause); pauses add up.
-		replay.mark_stopped(run_dir, "")
-		t = json.load(open(os.path.join(run_dir, "manifest.json")))["stopped_at"]
-		replay.mark_stopped(run_dir, "")
-		m = json.load(open(os.path.join(run_dir, "manifest.json")))
-		assert m["stopped_at"] == t and abs(t - time.time()) < 5, m
-		stopped = replay.stopped_at(m, run_dir)
-		assert stopped == (t, False), stopped
-		replay.record_pause(run_dir, m, plan, {"a": 1, "b": 2, "c": 3}, stopped, t + 30)
-		m = json.load(open(os.path.join(run_dir, "manifest.json")))
-		assert len(m["pauses"]) == 2 and m["jobs_late"] == 2 and abs(m["paused_s"] - 38) < 1e-6, m
-		assert "stopped_at" not in m, m
-		print(m["paused_s"])
-	PY
-	assert_success
-	assert_output 38.0
 }
 
 @test "a controller restart mid-replay loses and duplicates no job" {
@@ -502,111 +343,6 @@ fill_small_disk() {
 	on_small_disk "tar -C /small -c $id" | tar -C "$BATS_TEST_TMPDIR" -x
 	check_run "$copy" resumed
 	assert_equal "$(cut -d' ' -f1 "$copy/submitted.tsv" | sort | uniq -d | wc -l)" 0
-}
-
-@test "a submitted.tsv cut short by a full disk is read and repaired" {
-	local f=$BATS_TEST_TMPDIR/submitted.tsv
-	# A complete line, a partial one glued to the next append, a duplicate
-	# log id, a log id outside the plan and a cut-off last line.
-	printf '11 101\n12 1013 103\n11 999\n77 107\n14 10' >"$f"
-	run python3 -c "
-import sys; sys.path.insert(0, '$ROOT/workloads'); import replay
-plan = [{'log_id': str(i)} for i in (11, 12, 13, 14)]
-print(sorted(replay.read_submitted('$f', plan).items()))"
-	assert_success
-	assert_output "[('11', 101)]"
-	assert_equal "$(cat "$f")" "11 101"
-}
-
-@test "a lookup the controller does not answer is waited for, never taken for an absent job" {
-	run python3 - "$ROOT/workloads" "$BATS_TEST_TMPDIR" <<-'PY'
-		import os, sys
-		sys.path.insert(0, sys.argv[1]); import replay
-		run_dir = sys.argv[2]
-		shown, calls = [], []
-		replay.progress = lambda text, final=False: shown.append(text)
-		replay.time.sleep = lambda s: None
-		def fake_ctl(container, command, stdin=None, check=True):
-		    # The controller is down for three lookups, then has the job as 42;
-		    # like ctl(), a failed command raises unless check=False.
-		    calls.append(command)
-		    if len(calls) <= 3:
-		        if check:
-		            raise replay.ReplayError("'squeue' failed: Unable to contact slurm controller")
-		        return ""
-		    return "42\n7 R1:a\n8|R1:b\n" if "%j" in command else "42\n42\n"
-		replay.ctl = fake_ctl
-		class Dying:
-		    """Took job 42, died before answering; a second submission would be 43."""
-		    container, n = "c", 0
-		    def submit(self, fields):
-		        self.n += 1
-		        if self.n == 1:
-		            raise replay.ReplayError("tb-submit: no answer")
-		        return 43
-		sub = Dying()
-		assert replay.submit_with_retry(sub, ["R1:a"], run_dir) == 42 and sub.n == 1, sub.n
-		assert any("does not answer" in t for t in shown), shown
-		# RESUME's reconcile: no answer is waited for, not taken for "no jobs".
-		calls.clear()
-		submitted = {}
-		added = replay.reconcile("c", "R1", submitted, os.path.join(run_dir, "submitted.tsv"))
-		assert added == 2 and submitted == {"a": 7, "b": 8}, submitted
-		# A controller that never answers stops the run after ANSWER_WAIT, in
-		# one line, with nothing submitted again.
-		def silent(*a, **k):
-		    raise replay.ReplayError("'squeue' failed: Unable to contact slurm controller")
-		replay.ctl, replay.ANSWER_WAIT = silent, 5
-		sub = Dying()
-		try:
-		    replay.submit_with_retry(sub, ["R1:c"], run_dir)
-		    raise AssertionError("no error")
-		except replay.ReplayError as e:
-		    assert sub.n == 1 and "\n" not in str(e), (sub.n, e)
-		    print(e)
-	PY
-	assert_success
-	assert_output --partial "the controller gave no answer in "
-	assert_output --partial "nothing was submitted again"
-}
-
-@test "the time left shown is the work not done on the whole machine" {
-	# a done; b running for 2 of its 5 wall seconds; c pending; d not
-	# submitted yet: (0 + 2 x 3 + 8 x 1 + 4 x 4) node-s on 8 nodes.
-	run python3 -c "
-import sys; sys.path.insert(0, '$ROOT/workloads'); import replay
-plan = [{'log_id': k, 'nodes': n, 'runtime': r}
-        for k, n, r in (('a', 4, 100), ('b', 2, 50), ('c', 8, 10), ('d', 4, 40))]
-queued = {'b': ('RUNNING', 1000, None, None), 'c': ('PENDING', None, None, None)}
-print(replay.time_left(plan, {'a': 1, 'b': 2, 'c': 3}, queued, 1002, 10, 8))"
-	assert_success
-	assert_output "3.75"
-}
-
-@test "reservations.tsv notes the first job blocked on resources and its planned start when they change" {
-	run python3 -c "
-import sys; sys.path.insert(0, '$ROOT/workloads'); import replay
-p = '$BATS_TEST_TMPDIR/r.tsv'
-order = {'a': 0, 'b': 1, 'c': 2}
-q = {'a': ('RUNNING', 5, None, None), 'b': ('PENDING', None, None, 100), 'c': ('PENDING', None, None, 50)}
-last = replay.note_reservation(p, order, q, 1.0, None)
-last = replay.note_reservation(p, order, q, 2.0, last)
-q['b'] = ('PENDING', None, None, 90)
-last = replay.note_reservation(p, order, q, 3.0, last)
-last = replay.note_reservation(p, order, {'c': ('PENDING', None, None, None)}, 4.0, last)
-print(open(p).read(), end='')"
-	assert_success
-	assert_output "$(printf '1.000\tb\t100\n3.000\tb\t90')"
-}
-
-@test "held jobs of the run are named in the progress line, never waited for in silence" {
-	run python3 -c "
-import sys; sys.path.insert(0, '$ROOT/workloads'); import replay
-print(repr(replay.held_note({'b': ('RUNNING', 1000, None, None), 'c': ('PENDING', None, None, None)})))
-print(replay.held_note({'c': ('PENDING', None, '17', None), 'd': ('PENDING', None, '9', None), 'e': ('PENDING', None, None, None)}))"
-	assert_success
-	assert_line --index 0 "''"
-	assert_line --index 1 ", 2 held by Slurm (make exec CMD='squeue -j 9,17'; scontrol release to go on)"
 }
 
 teardown() {
@@ -702,7 +438,7 @@ teardown() {
 	# The same occupying jobs on the same nodes, the same drawn jobs.
 	assert_equal "$(cut -f1,11- "$a/plan.tsv")" "$(cut -f1,11- "$g/plan.tsv")"
 	# Replayed as a log, the run is its 4 drawn jobs, not the occupying ones.
-	assert_equal "$(python3 -c "import sys; sys.path.insert(0, '$ROOT/workloads'); import logs
+	assert_equal "$(python3 -c "from workloads import logs
 print(len(logs.read('$a/sacct.json').jobs))")" 4
 }
 

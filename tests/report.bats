@@ -11,7 +11,7 @@ setup() {
 }
 
 report() {
-	python3 "$ROOT/metrics/report.py" report "$RUN_DIR" \
+	python3 -m metrics.report report "$RUN_DIR" \
 		--aph-tool "$ROOT/build/c/tb-aph" --topology "$ROOT/build/test-config/tiny/topology.json"
 }
 
@@ -155,7 +155,7 @@ near() { awk -v a="$1" -v b="$2" 'BEGIN {d = a - b; exit !(d < 1e-6 && d > -1e-6
 
 @test "APH is measured on the run's own topology.json when it has one" {
 	cp "$ROOT/build/test-config/tiny/topology.json" "$RUN_DIR/topology.json"
-	run python3 "$ROOT/metrics/report.py" report "$RUN_DIR" \
+	run python3 -m metrics.report report "$RUN_DIR" \
 		--aph-tool "$ROOT/build/c/tb-aph" --topology "$RUN_DIR/topology.json"
 	assert_success
 	near "$(metric .aph_mean)" 2.8888889
@@ -207,11 +207,11 @@ two_runs() {
 	for r in A B; do
 		# The jobs placed by the run's policy, as a real run's.
 		sed -i "s/policy=greedy/policy=$(jq -r .policy "$RESULTS/$r/manifest.json")/" "$RESULTS/$r/sacct.json"
-		python3 "$ROOT/metrics/report.py" report "$RESULTS/$r" >/dev/null
+		python3 -m metrics.report report "$RESULTS/$r" >/dev/null
 	done
 }
 
-compare_runs() { python3 "$ROOT/metrics/report.py" compare "$RESULTS/A" "$RESULTS/B" --out "$RESULTS/cmp" "$@"; }
+compare_runs() { python3 -m metrics.report compare "$RESULTS/A" "$RESULTS/B" --out "$RESULTS/cmp" "$@"; }
 
 @test "make compare refuses runs that are not one experiment, naming the difference" {
 	two_runs '.seed = 1'
@@ -243,7 +243,7 @@ compare_runs() { python3 "$ROOT/metrics/report.py" compare "$RESULTS/A" "$RESULT
 	two_runs '.'
 	# B's second job placed by another policy than B's (greedy).
 	sed -i '0,/policy=greedy/! {0,/policy=greedy/s//policy=balanced/}' "$RESULTS/B/sacct.json"
-	python3 "$ROOT/metrics/report.py" report "$RESULTS/B" 2>/dev/null
+	python3 -m metrics.report report "$RESULTS/B" 2>/dev/null
 	run compare_runs
 	assert_failure
 	assert_output "error: RUNS: B invalid (jobs not placed by the run's policy; see its summary.md); FORCE=1 to compare anyway"
@@ -320,7 +320,7 @@ compare_runs() { python3 "$ROOT/metrics/report.py" compare "$RESULTS/A" "$RESULT
 	jq '.policy = "isolated"' "$RUN_DIR/manifest.json" >"$RUN_DIR/m.json"
 	mv "$RUN_DIR/m.json" "$RUN_DIR/manifest.json"
 	isolated_report() {
-		python3 "$ROOT/metrics/report.py" report "$RUN_DIR" \
+		python3 -m metrics.report report "$RUN_DIR" \
 			--aph-tool "$ROOT/build/c/tb-aph" --topology "$ROOT/build/test-config/tiny/topology.json" \
 			--isolation-tool "$ROOT/build/c/tb-isolation"
 	}
@@ -340,31 +340,3 @@ compare_runs() { python3 "$ROOT/metrics/report.py" compare "$RESULTS/A" "$RESULT
 	grep -q '^\*\*Isolation broken:\*\* 1 violations' "$RUN_DIR/summary.md"
 }
 
-@test "SC18's runtime model (TA_SPEEDUP): x % for jobs above four nodes, V1 and V2 by size up to 512" {
-	run python3 - "$ROOT/workloads" <<'PY'
-import sys
-sys.path.insert(0, sys.argv[1])
-import ta_speedup as t
-assert [t.reduction("10", n, 0, "a") for n in (1, 4, 5, 4096)] == [0, 0, 0.1, 0.1]
-assert t.reduction("20", 5, 0, "a") == 0.2
-for s in ("v1", "v2"):
-    for n in (1, 5, 64, 128, 129, 300, 512, 4096):
-        r = t.reduction(s, n, 7, "job")
-        # The same draw for the same seed and job, whatever the call order.
-        assert r == t.reduction(s, n, 7, "job")
-        assert 0 <= r <= 0.3, (s, n, r)
-        if n >= 512:
-            assert r in (0.1, 0.2, 0.3), (s, n, r)     # the top of its range
-# V2: four nodes or fewer get nothing; above 128, at least 10 % at 512.
-assert t.reduction("v2", 4, 7, "job") == 0
-assert all(t.reduction("v2", 512, 7, str(k)) >= 0.1 for k in range(50))
-# V1: all three ranges are drawn.
-assert {t.reduction("v1", 512, 7, str(k)) for k in range(200)} == {0.1, 0.2, 0.3}
-try:
-    t.reduction("v3", 10, 0, "a")
-except ValueError as e:
-    print(e)
-PY
-	assert_success
-	assert_output "TA_SPEEDUP=v3: expected one of 5, 10, 20, v1, v2"
-}

@@ -21,7 +21,7 @@ setup() {
 	cp -r "$BATS_TEST_DIRNAME/fixtures/fault-run" "$RUN_DIR"
 }
 
-report() { python3 "$ROOT/metrics/report.py" report "$RUN_DIR"; }
+report() { python3 -m metrics.report report "$RUN_DIR"; }
 
 metric() { jq -r "$1" "$RUN_DIR/metrics.json"; }
 
@@ -43,7 +43,7 @@ add_jobs() {
 		"$RUN_DIR/sacct.json" >"$RUN_DIR/s" && mv "$RUN_DIR/s" "$RUN_DIR/sacct.json"
 }
 
-# fake_replay <replay.py arguments>: replay.py on the run's directory with
+# fake_replay <replay arguments>: the replay on the run's directory with
 # tests/fake_slurm.py as the controller; its accounting is $SLURM.
 fake_replay() {
 	python3 "$BATS_TEST_DIRNAME/fake_slurm.py" "$SLURM" --root "$BATS_TEST_TMPDIR" \
@@ -66,43 +66,6 @@ fake_replay() {
 	if grep -q '^\*\*Rerun' "$RUN_DIR/summary.md"; then fail "summary.md says rerun"; fi
 }
 
-@test "RERUN_FAULTED selects the latest attempt of each log job if it ended and a fault hit it" {
-	run python3 - "$ROOT/workloads" "$RUN_DIR" <<-'PY'
-		import json, os, sys
-		sys.path.insert(0, sys.argv[1]); import faults
-		run_dir = sys.argv[2]
-		jobs = json.load(open(os.path.join(run_dir, "sacct.json")))["jobs"]
-		died = faults.deaths(run_dir)
-		def picked(jobs):
-		    return [(k, n, j["job_id"], f) for k, n, j, f in faults.to_rerun(jobs, "F", died)]
-		# The fixture: every job make report flags, as a first rerun.
-		assert picked(jobs) == [("b", 1, 2, "node_fail"), ("c", 1, 3, "cancelled_after_emu1_died"),
-		                        ("d", 1, 4, "timeout_after_slurmctld_died"),
-		                        ("e", 1, 5, "requeued"), ("g", 1, 7, "timeout")], picked(jobs)
-		def job(jid, name, state, start=1200, end=1210, **kw):
-		    return dict({"job_id": jid, "name": name, "state": {"current": [state]},
-		                 "time": {"eligible": start, "start": start, "end": end}}, **kw)
-		later = jobs + [
-		    job(8, "F:b:rerun1", "COMPLETED"),          # b's rerun ran clean
-		    job(9, "F:c:rerun1", "PENDING", 0, 0),      # c's has not ended: its end decides
-		    job(10, "F:d:rerun1", "NODE_FAIL"),         # d's was hit too: a second rerun
-		    job(11, "F:e:rerun2", "COMPLETED"),         # the latest attempt counts
-		    job(12, "G:g", "NODE_FAIL"),                # another run's job
-		]
-		assert picked(later) == [("d", 2, 10, "node_fail"), ("g", 1, 7, "timeout")], picked(later)
-		# A requeued job pending again is not run twice.
-		jobs[4]["state"]["current"] = ["PENDING"]
-		assert ("e", 1, 5, "requeued") not in picked(jobs), picked(jobs)
-		# Names: a rerun stands for its log job.
-		assert faults.rerun_name("F", "d", 2) == "F:d:rerun2" and faults.rerun_name("F", "d", 0) == "F:d"
-		assert faults.log_id_of("F:d:rerun2", "F") == ("d", 2)
-		assert faults.log_id_of("F:x:y", "F") == ("x:y", 0) and faults.log_id_of("G:d", "F") is None
-		print("ok")
-	PY
-	assert_success
-	assert_output ok
-}
-
 @test "make report counts a rerun in place of the job it replaces, one row per log job" {
 	# b run again clean; d twice (its first rerun hit by a node failure);
 	# c's rerun still pending (no start): c keeps its faulted row.
@@ -121,12 +84,13 @@ fake_replay() {
 	assert_equal "$(metric .rerun_jobs)" 2
 	grep -q '^\*\*Rerun:\*\* 2 jobs hit by a fault were run again' "$RUN_DIR/summary.md"
 	# The experiment tables and a replay of the run read it the same way.
-	run python3 - "$ROOT/workloads" "$RUN_DIR" <<-'PY'
+	run python3 - "$RUN_DIR" <<-'PY'
 		import sys
-		sys.path.insert(0, sys.argv[1]); import experiment, logs
-		r = experiment.Run(sys.argv[2])
+		from workloads import logs
+		from workloads.experiment.results import Run
+		r = Run(sys.argv[1])
 		print(len(r.rows), r.fault_jobs, r.rerun_jobs, r.missing)
-		log = logs.read(sys.argv[2] + "/sacct.json")
+		log = logs.read(sys.argv[1] + "/sacct.json")
 		print(" ".join(f"{j.log_id}:{j.submit:g}" for j in log.jobs))
 	PY
 	assert_success
@@ -201,19 +165,8 @@ fake_replay() {
 }
 
 @test "bad RERUN_FAULTED and AUTO_RECOVER values are one-line errors" {
-	run python3 -c "
-import sys; sys.path.insert(0, '$ROOT/workloads'); import replay
-for argv in (['--resume', 'F', '--rerun-faulted', 'yes'], ['--rerun-faulted', '1'],
-             ['--auto-recover', '2']):
-    try:
-        replay.parse_args(['--log', 'theta'] + argv)
-    except replay.ReplayError as e:
-        print(e)"
-	assert_success
-	assert_output "$(printf '%s\n' 'RERUN_FAULTED=yes: expected 0 or 1' \
-		'RERUN_FAULTED=1 needs RESUME=<run-id>: the run whose jobs a fault hit' \
-		'AUTO_RECOVER=2: expected 0 or 1')"
-	# make replay checks them before it looks for Docker or a cluster.
+	# make replay checks them before it looks for Docker or a cluster (the
+	# replay's own check: tests/python/test_replay_run.py).
 	run make -s -C "$ROOT" replay RESUME=F RERUN_FAULTED=yes
 	assert_failure
 	assert_line --index 0 "error: RERUN_FAULTED=yes: expected 1 (with RESUME=<run-id>: run the jobs a fault hit again) or 0"

@@ -142,7 +142,7 @@ container() {
 	pid=$!
 	wait_for 60 submitted_since "$before" || fail "the replay never submitted"
 	sleep 1
-	pkill -TERM -f 'workloads/replay.py' || true
+	pkill -TERM -f 'workloads[.]replay' || true
 	wait "$pid" || true
 	run=$(newest balanced)
 	[ "$(jq -r '.finished // false' "$run/manifest.json")" = false ] ||

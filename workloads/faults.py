@@ -2,8 +2,8 @@
 
 One classification for everyone: the report flags these jobs and leaves
 them out of the metrics (metrics/report.py), the experiment tables do the
-same (workloads/experiment.py), and `make replay RESUME=<id>
-RERUN_FAULTED=1` submits them again (workloads/replay.py).
+same (workloads/experiment/), and `make replay RESUME=<id>
+RERUN_FAULTED=1` submits them again (workloads/replay/reruns.py).
 
 A rerun is a new Slurm job named `<run id>:<log id>:rerun<n>` (n = 1, 2,
 ... if a rerun is hit too); the job it replaces keeps its record in

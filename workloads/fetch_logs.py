@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Fetch the public job logs the named logs resolve to, checking sha256.
 
-    fetch_logs.py <dest dir> [--from DIR] [names...]
+    python3 -m workloads.fetch_logs <dest dir> [--from DIR] [names...]
 
 Each file is downloaded (or, with --from, copied from a directory that
 already holds it: an offline mirror, ../shared/workloads) into

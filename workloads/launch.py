@@ -9,7 +9,7 @@ slurmstepd, which starts the job's script, about 50 ms of CPU on this
 2-core machine. Hundreds of jobs starting at once (the 349 jobs that fill
 `curie` before the TreeMatch experiment's window, PREFILL=1) kept the
 emulator busy for about 12 wall seconds: 12,000 s (3.3 h) of log time at
-rate 1000. A job's script ends at its start + its runtime (replay.py's
+rate 1000. A job's script ends at its start + its runtime (the replay's
 batch script), so a late launch costs nothing as long as it comes before
 that end; these came after, and 56 to 69 of the 349 jobs ran past their
 limits and ended TIMEOUT.
@@ -60,7 +60,7 @@ LOST_WALL = 30.0
 # A burst: BURST_JOBS begin times within BURST_WALL wall seconds at the
 # run's rate, more than the emulator launches in that time (about 30 a
 # second here); the clock slows MARGIN log seconds before its first. Each
-# costs MARGIN + DUE_GRACE (replay.py) wall seconds at least.
+# costs MARGIN + DUE_GRACE (workloads/replay/pacing.py) wall seconds at least.
 BURST_JOBS = 32
 BURST_WALL = 1.0
 MARGIN = 5.0

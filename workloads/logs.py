@@ -13,7 +13,7 @@ A malformed line raises LogError naming the file, the line and the reason.
 import json
 import os
 
-import faults
+from . import faults
 
 # Named logs, resolved in WORKLOADS_DIR. For curie the full Parallel
 # Workloads Archive file is used when present, the shared excerpt otherwise.
@@ -203,7 +203,7 @@ def _number(value):
 
 def _run_facts(path, doc):
     """The replay's facts recorded in sacct.json ("testbed", written by
-    replay.py since it records them), else in the run's manifest.json
+    the replay since it records them), else in the run's manifest.json
     beside it (older runs), else none."""
     facts = doc.get("testbed")
     if isinstance(facts, dict):

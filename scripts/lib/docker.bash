@@ -22,11 +22,12 @@ require_docker() {
 # present) at the same paths, as the calling user, with the Docker socket.
 in_tools() {
 	if [ "${TESTBED_IN_TOOLS:-}" = 1 ]; then
-		"$@"
+		PYTHONPATH=$ROOT${PYTHONPATH:+:$PYTHONPATH} "$@"
 		return
 	fi
+	# PYTHONPATH: the Python packages (workloads, metrics) from the clone.
 	local args=(--rm -i -u "$(id -u):$(id -g)" -e HOME=/tmp
-		-v "$ROOT:$ROOT" -w "$PWD"
+		-v "$ROOT:$ROOT" -w "$PWD" -e PYTHONPATH="$ROOT"
 		-e TOPOLOGIES_DIR="$TOPOLOGIES_DIR" -e WORKLOADS_DIR="$WORKLOADS_DIR"
 		-e READY_TIMEOUT="$READY_TIMEOUT" -e CI="${CI:-}" -e TESTBED_PROJECT="$PROJECT" -e TESTBED_TAG="$TAG"
 		-e TESTBED_STATE_DIR="$STATE_DIR" -e RESULTS_DIR="$RESULTS_DIR" -e TB_BUILD="$TB_BUILD"

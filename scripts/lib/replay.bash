@@ -91,7 +91,7 @@ cmd_replay() {
 	[ "${STRICT:-0}" = 1 ] && args+=(--strict)
 	# INDIVIDUAL places its occupying jobs with the library's tb-alloc.
 	[ -n "${INDIVIDUAL:-}" ] && build_tools
-	in_tools python3 "$ROOT/workloads/replay.py" "${args[@]}"
+	in_tools python3 -m workloads.replay "${args[@]}"
 }
 
 # Metrics, tables and plots of one replay. APH is measured on the run's
@@ -117,7 +117,7 @@ cmd_report() {
 			--topologies-dir "$TOPOLOGIES_DIR" >/dev/null
 		topo=$ROOT/build/report/$cluster/topology.json
 	fi
-	in_tools python3 "$ROOT/metrics/report.py" report "$dir" \
+	in_tools python3 -m metrics.report report "$dir" \
 		--aph-tool "$TB_BUILD/tb-aph" --topology "$topo" \
 		--isolation-tool "$TB_BUILD/tb-isolation"
 }
@@ -140,7 +140,7 @@ cmd_compare() {
 	done
 	out=$RESULTS_DIR/compare-$(date -u +%Y%m%dT%H%M%SZ)
 	build_tools registry
-	in_tools python3 "$ROOT/metrics/report.py" compare "${dirs[@]}" --out "$out" "${force[@]}"
+	in_tools python3 -m metrics.report compare "${dirs[@]}" --out "$out" "${force[@]}"
 }
 
 list_runs() {

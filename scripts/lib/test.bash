@@ -11,6 +11,8 @@ cmd_test() {
 	in_tools make -s -C "$ROOT/plugins" check
 	info "test: the virtual clock's preload library (plugins/vclock)"
 	in_tools make -s -C "$ROOT/plugins" vclock-check
+	info "test: Python unit tests (pytest)"
+	in_tools python3 -m pytest -q "$ROOT/tests/python"
 	# The tools and the policy registry the suites' Python reads.
 	build_tools
 	info "test: bats suites"

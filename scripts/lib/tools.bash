@@ -10,7 +10,7 @@ cmd_fetch_logs() {
 	dest=$(cd "$dest" && pwd)
 	[ -z "${FROM:-}" ] || [ -d "$FROM" ] || die "FROM=$FROM: not a directory"
 	read -ra names <<<"${LOGS:-}"
-	IN_TOOLS_RW=$dest in_tools python3 "$ROOT/workloads/fetch_logs.py" "$dest" \
+	IN_TOOLS_RW=$dest in_tools python3 -m workloads.fetch_logs "$dest" \
 		${FROM:+--from "$(cd "$FROM" && pwd)"} "${names[@]}"
 }
 

@@ -1,0 +1,83 @@
+"""What the drivers and the metrics share with the machine definitions'
+generator (emulated-clusters/generate.py, a script in a directory that is
+no package): Slurm's host lists, the policy library's named readings of
+the papers (OPTIONS, TopologyParam's words), and the error a definition
+or an option raises.
+"""
+
+import re
+
+
+class DefinitionError(Exception):
+    pass
+
+
+def hostlist(names):
+    """Compress names into Slurm's prefix[a-b,c] form, keeping order of
+    first appearance of each prefix."""
+    groups = {}
+    for name in names:
+        m = re.match(r"^(.*?)(\d+)$", name)
+        if not m:
+            groups.setdefault((name, None), [])
+            continue
+        prefix, digits = m.group(1), m.group(2)
+        groups.setdefault((prefix, len(digits)), []).append(int(digits))
+    parts = []
+    for (prefix, width), nums in groups.items():
+        if width is None:
+            parts.append(prefix)
+            continue
+        nums = sorted(set(nums))
+        ranges = []
+        start = prev = nums[0]
+        for n in nums[1:] + [None]:
+            if n is not None and n == prev + 1:
+                prev = n
+                continue
+            ranges.append(f"{start:0{width}d}" if start == prev
+                          else f"{start:0{width}d}-{prev:0{width}d}")
+            if n is not None:
+                start = prev = n
+        if len(nums) == 1:
+            parts.append(f"{prefix}{ranges[0]}")
+        else:
+            parts.append(f"{prefix}[{','.join(ranges)}]")
+    return ",".join(parts)
+
+
+def expand_hostlist(expr):
+    """Inverse of hostlist() for the forms topology.conf files use."""
+    out = []
+    for m in re.finditer(r"([^,\[]+)(?:\[([^\]]+)\])?", expr):
+        prefix, body = m.group(1), m.group(2)
+        if body is None:
+            out.append(prefix)
+            continue
+        for r in body.split(","):
+            lo, _, hi = r.partition("-")
+            hi = hi or lo
+            for n in range(int(lo), int(hi) + 1):
+                out.append(f"{prefix}{n:0{len(lo)}d}")
+    return out
+
+
+# The library's named readings of the papers (plugins/lib/options.h): the
+# keys and values the plugin accepts in TopologyParam.
+OPTION_VALUES = {
+    "eq3": ("pair", "path"), "ratio": ("eq1", "share"),
+    "fit": ("bestfit", "quiet"), "split": ("halve", "pow2"),
+    "denominator": ("default1905", "default"), "ranks": ("taken", "index"),
+}
+
+
+def parse_options(text):
+    """'eq3=path fit=quiet' (spaces or commas) into checked words."""
+    words = [w for w in text.replace(",", " ").split() if w]
+    for w in words:
+        key, _, value = w.partition("=")
+        if key not in OPTION_VALUES or value not in OPTION_VALUES[key]:
+            raise DefinitionError(
+                f"OPTIONS: '{w}': expected one of " +
+                ", ".join(f"{k}={'|'.join(v)}" for k, v in OPTION_VALUES.items()))
+    return words

@@ -1,0 +1,331 @@
+"""An experiment definition (experiments/<name>.exp): parsing, checks and
+the command line's overrides.
+
+A definition is key = value lines ('#' starts a comment):
+  description, kind (continuous | shadow | individual | cost-by-size | sc18 |
+  treematch),
+  citation, logs, cluster, policies, baseline, patterns, metrics
+  (continuous), baseline_per_pattern, sample (shadow), size_bins
+  (cost-by-size, sc18), loads and ta_speedups (sc18), ratios (treematch),
+  parallel, note (repeatable);
+  UPPERCASE keys are replay parameters (JOBS, SPEEDUP, CLOCK, ...), and any
+  of cluster and the parameters may take a '.<log>' suffix for one log;
+  paper.<metric>.<log>.<pattern>.<policy> = <number>, '*' where the paper
+  gives one number for all logs, patterns or policies.
+
+Kind sc18 (the SC18 paper's QoS study) runs, per log, each load level
+(`loads`: job sizes multiplied by it, i.e. SCALE divided by it) under the
+baseline (TO) once and under the other policy (TA) once per entry of
+`ta_speedups` (none, or a TA_SPEEDUP scenario). Its paper figures are
+paper.<metric>.<workload>.<load>.<setup> = <number as printed>, with
+  metric   wait_mean_h|_min, wait_<from>-<to>_h|_min (one of size_bins),
+           wait_increase_h|_min (setup minus TO), utilization_drop_pct
+           (TO minus setup, % of TO), makespan_increase_pct (% of TO);
+  workload the paper's name (aug, sept, ...), '@<machine>' when it is not
+           the definition's cluster (aug@pinot);
+  load     the paper's size multiplier (1, 2, 3);
+  setup    TO, TA, TA-5, TA-10, TA-20, TA-V1, TA-V2.
+
+Kind individual (the ICPP-W paper's Table 4) runs every policy once per
+log x pattern with the replay's INDIVIDUAL= (required) and OCCUPY=: the
+same drawn jobs one at a time from the same partly occupied cluster. Its
+table gives each policy's % less execution time than the baseline's run
+over the same jobs (measured, sacct's), what Eq. 7 applied, and the
+same-state costs of the baseline run (as kind shadow) beside the paper's
+paper.improvement_pct.<log>.<pattern>.<policy>.
+
+Kind treematch (the TreeMatch paper's Table 2) runs, per log, each policy
+once per communication ratio of `ratios` (fractions p/q, the run's RATIO),
+the baseline (SLURM) once for all when OPTIONS holds denominator=default.
+Its paper figures are paper.<metric>.<log>.<ratio>.<policy> with metric
+makespan_s, utilization_pct, flowtime_gain_s or runtime_gain_s (Figs. 5
+and 6: mean per-job difference, SLURM minus the policy). Every kind leaves
+a replay's PREFILL jobs out of its figures.
+"""
+
+import math
+import os
+import re
+
+from metrics.measures import METRIC_KEYS
+from workloads.cluster_defs import DefinitionError, parse_options
+from workloads.registry import RegistryError, policy_names
+from workloads.replay.plan import PATTERNS
+from .errors import check_names, ExperimentError
+from .sc18 import validate_sc18
+from .treematch import validate_treematch
+
+
+# The repository: the clone this package is in.
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+KINDS = ("continuous", "shadow", "individual", "cost-by-size", "sc18", "treematch")
+INT_PARAMS = ("JOBS", "FIRST", "SEED", "FRONTENDS", "EMULATORS", "INDIVIDUAL")
+FLOAT_PARAMS = ("SCALE", "SPEEDUP", "COMM", "LIMIT_GRID", "RATIO", "SPARSITY", "LEAD",
+                "RUNTIME_FACTOR", "PREFILL", "OCCUPY")
+# Parameters that take one of a few words.
+WORD_PARAMS = {"STRICT": ("0", "1"), "CLOCK": ("scaled", "virtual"),
+               "GRANULARITY": ("node", "core"),
+               "IDLE_JUMPS": ("0", "1"), "LAUNCH_GUARD": ("0", "1")}
+# OPTIONS: the library's named readings for the run's `make up`
+# (workloads/cluster_defs.py's words, comma-separated).
+PARAMS = INT_PARAMS + FLOAT_PARAMS + tuple(WORD_PARAMS) + ("OPTIONS",)
+# What the command line may override besides the parameters.
+LIST_OVERRIDES = {"POLICIES": "policies", "POLICY": "policies",
+                  "PATTERNS": "patterns", "PATTERN": "patterns",
+                  "LOADS": "loads", "TA_SPEEDUPS": "ta_speedups", "RATIOS": "ratios"}
+
+
+DEFAULT_CITATION = "Agrawal et al., ICPP-W 2020"
+
+
+class Definition:
+    def __init__(self, path):
+        self.path = path
+        self.name = os.path.basename(path)[:-len(".exp")]
+        self.description = ""
+        self.kind = "continuous"
+        self.logs = []
+        self.cluster = {}        # log or "" -> cluster
+        self.policies = []
+        self.baseline = "default"
+        self.patterns = []
+        self.metrics = ["exec_hours", "wait_hours"]
+        self.baseline_per_pattern = False
+        self.sample = 200
+        self.size_bins = []
+        self.loads = ["1"]       # sc18: job-size multipliers
+        self.ta_speedups = ["none"]  # sc18: the TA runs' scenarios
+        self.ratios = []         # treematch: communication ratios, as fractions p/q
+        self.citation = DEFAULT_CITATION
+        self.parallel = 0
+        self.params = {}         # (name, log or "") -> value
+        self.notes = []
+        self.overrides = []      # "K=V given on the command line (...)"
+        # select.<K> = V: what a plain `make experiment` runs of a larger
+        # definition, unless the command line names K or gives FULL=1.
+        self.select = {}
+        self.paper = {}          # (metric, log, pattern, policy) -> number
+        self.paper_text = {}     # the same keys -> the number as written
+
+    def cluster_of(self, log):
+        return self.cluster.get(log, self.cluster.get(""))
+
+    def params_of(self, log):
+        out = {k: v for (k, lg), v in self.params.items() if lg == ""}
+        out.update({k: v for (k, lg), v in self.params.items() if lg == log})
+        return out
+
+    def paper_value(self, metric, log, pattern, policy):
+        for key in ((metric, log, pattern, policy), (metric, log, "*", policy),
+                    (metric, "*", pattern, policy), (metric, log, pattern, "*")):
+            if key in self.paper:
+                return self.paper[key]
+        return None
+
+
+def check_number(name, value, where):
+    if name == "OPTIONS":
+        if not value or any(c.isspace() for c in value):
+            raise ExperimentError(f"{where}OPTIONS='{value}': expected the library's "
+                                  "words separated by commas, e.g. denominator=default")
+        try:
+            parse_options(value)
+        except DefinitionError as e:
+            raise ExperimentError(f"{where}{e}") from None
+        return value
+    if name in WORD_PARAMS:
+        if value not in WORD_PARAMS[name]:
+            raise ExperimentError(f"{where}{name}={value}: expected "
+                                  f"{' or '.join(WORD_PARAMS[name])}")
+        return value
+    try:
+        v = int(value) if name in INT_PARAMS else float(value)
+    except ValueError:
+        what = "a whole number" if name in INT_PARAMS else "a number"
+        raise ExperimentError(f"{where}{name}={value}: expected {what}") from None
+    if name in INT_PARAMS and v < 0 or name in FLOAT_PARAMS and not math.isfinite(v):
+        raise ExperimentError(f"{where}{name}={value}: expected a number >= 0")
+    return value
+
+
+def clusters_available():
+    d = os.path.join(ROOT, "emulated-clusters")
+    return sorted(f[:-len(".cluster")] for f in os.listdir(d) if f.endswith(".cluster"))
+
+
+def parse_definition(path):
+    if not os.path.isfile(path):
+        raise ExperimentError(f"{path}: no such experiment definition")
+    d = Definition(path)
+    with open(path, encoding="utf-8") as f:
+        lines = f.readlines()
+    for lineno, raw in enumerate(lines, 1):
+        where = f"{path}:{lineno}: "
+        line = raw.split("#", 1)[0].strip()
+        if not line:
+            continue
+        key, sep, value = line.partition("=")
+        key, value = key.strip(), value.strip()
+        if not sep or not key:
+            raise ExperimentError(f"{where}expected 'key = value', got '{line}'")
+        base, _, log = key.partition(".")
+        if base == "paper":
+            parts = key.split(".")
+            if len(parts) != 5:
+                raise ExperimentError(f"{where}expected paper.<metric>.<log>.<pattern>."
+                                      f"<policy> = <number>, got '{key}'")
+            try:
+                d.paper[tuple(parts[1:])] = float(value)
+            except ValueError:
+                raise ExperimentError(f"{where}{key} = {value}: expected a number") from None
+            d.paper_text[tuple(parts[1:])] = value
+        elif base in PARAMS:
+            d.params[(base, log)] = check_number(base, value, where)
+        elif base == "cluster":
+            d.cluster[log] = value
+        elif base == "select":
+            if log not in LIST_OVERRIDES and log not in PARAMS and log != "LOGS":
+                raise ExperimentError(f"{where}'{key}': select takes LOGS, LOADS, "
+                                      "TA_SPEEDUPS, RATIOS, POLICIES, PATTERNS or a parameter")
+            d.select[log] = value
+        elif log:
+            raise ExperimentError(f"{where}'{key}': only cluster and UPPERCASE "
+                                  "parameters take a .<log> suffix")
+        elif key == "description":
+            d.description = value
+        elif key == "kind":
+            if value not in KINDS:
+                raise ExperimentError(f"{where}kind = {value}: expected one of {' '.join(KINDS)}")
+            d.kind = value
+        elif key in ("logs", "policies", "patterns", "metrics", "size_bins", "loads",
+                     "ta_speedups", "ratios"):
+            setattr(d, key, value.split())
+        elif key == "citation":
+            d.citation = value
+        elif key == "baseline":
+            d.baseline = value
+        elif key == "baseline_per_pattern":
+            if value not in ("yes", "no"):
+                raise ExperimentError(f"{where}baseline_per_pattern = {value}: expected yes or no")
+            d.baseline_per_pattern = value == "yes"
+        elif key in ("sample", "parallel"):
+            if not value.isdigit() or int(value) < 1:
+                raise ExperimentError(f"{where}{key} = {value}: expected a whole number >= 1")
+            setattr(d, key, int(value))
+        elif key == "note":
+            d.notes.append(value)
+        else:
+            raise ExperimentError(f"{where}unknown key '{key}'")
+    validate(d, f"{path}: ")
+    return d
+
+
+def validate(d, where):
+    if not d.logs:
+        raise ExperimentError(f"{where}no logs")
+    if d.kind in ("sc18", "treematch") and not d.patterns:
+        d.patterns = ["mix"]
+    try:
+        policies = policy_names(ROOT)
+    except RegistryError as e:
+        raise ExperimentError(f"{where}{e}") from None
+    check_names("policies", d.policies, policies, where)
+    if d.baseline not in d.policies:
+        raise ExperimentError(f"{where}the baseline '{d.baseline}' is not among the "
+                              f"policies '{' '.join(d.policies)}'")
+    check_names("patterns", d.patterns, PATTERNS + ["mix"], where)
+    for log in d.logs:
+        c = d.cluster_of(log)
+        if c is None:
+            raise ExperimentError(f"{where}no cluster for log '{log}'")
+        if c not in clusters_available():
+            raise ExperimentError(f"{where}cluster '{c}': expected one of "
+                                  f"{' '.join(clusters_available())}")
+    valid_metrics = METRIC_KEYS + ["wait_hours"]
+    if d.kind == "continuous":
+        check_names("metrics", d.metrics, valid_metrics, where)
+    for b in d.size_bins:
+        if not re.fullmatch(r"\d+(-\d+)?", b):
+            raise ExperimentError(f"{where}size_bins '{b}': expected <n> or <from>-<to>")
+    if d.kind == "sc18":
+        validate_sc18(d, where)
+    elif d.loads != ["1"] or d.ta_speedups != ["none"]:
+        raise ExperimentError(f"{where}loads and ta_speedups are for kind sc18, not {d.kind}")
+    if d.kind == "individual" and not any(k == "INDIVIDUAL" for k, _ in d.params):
+        raise ExperimentError(f"{where}kind individual needs INDIVIDUAL = <jobs run one at "
+                              "a time>")
+    if d.kind == "treematch":
+        validate_treematch(d, where)
+    elif d.ratios:
+        raise ExperimentError(f"{where}ratios are for kind treematch, not {d.kind}")
+
+
+def find_definition(name_or_path, directory):
+    if os.sep in name_or_path or name_or_path.endswith(".exp"):
+        return parse_definition(name_or_path)
+    path = os.path.join(directory, name_or_path + ".exp")
+    if not os.path.exists(path):
+        raise ExperimentError(f"unknown EXP '{name_or_path}'; valid: "
+                              f"{' '.join(list_names(directory))}")
+    return parse_definition(path)
+
+
+def list_names(directory):
+    return sorted(f[:-4] for f in os.listdir(directory) if f.endswith(".exp"))
+
+
+def apply_overrides(d, sets, select=True):
+    """K=V from the command line replace the definition's values; each one
+    is recorded, so that the table says what differs from the definition.
+    The definition's select.<K> lines apply first, for every K the command
+    line does not name, unless it gives FULL=1 (the whole definition) or
+    select is false (a table of runs the caller chose)."""
+    given = {kv.partition("=")[0] for kv in sets}
+    full = [kv.partition("=")[2] for kv in sets if kv.partition("=")[0] == "FULL"]
+    if full and full[-1] not in ("0", "1"):
+        raise ExperimentError(f"FULL={full[-1]}: expected 1 (the whole definition, "
+                              "not its select lines) or 0")
+    chosen = [] if (full and full[-1] == "1") or not select else [
+        f"{k}={v}" for k, v in d.select.items() if k not in given]
+    for kv in chosen + [kv for kv in sets if kv.partition("=")[0] != "FULL"]:
+        key, sep, value = kv.partition("=")
+        if not sep:
+            raise ExperimentError(f"--set {kv}: expected K=V")
+        where = ""
+        if key == "CLUSTER":
+            old = " ".join(sorted(set(d.cluster_of(lg) for lg in d.logs)))
+            d.cluster = {"": value}
+        elif key == "LOGS":
+            # Fewer of the definition's logs: another log would lack its
+            # per-log parameters (JOBS.<log>, SCALE.<log>, ...).
+            old = " ".join(d.logs)
+            extra = [lg for lg in value.split() if lg not in d.logs]
+            if extra or not value.split():
+                raise ExperimentError(f"LOGS={value}: expected some of the definition's "
+                                      f"logs: {old}")
+            d.logs = value.split()
+        elif key in LIST_OVERRIDES:
+            attr = LIST_OVERRIDES[key]
+            old = " ".join(getattr(d, attr))
+            setattr(d, attr, value.split())
+        elif key == "BASELINE":
+            old = d.baseline
+            d.baseline = value
+        elif key in PARAMS:
+            check_number(key, value, where)
+            olds = sorted({f"{v}{' for ' + lg if lg else ''}"
+                           for (k, lg), v in d.params.items() if k == key})
+            old = ", ".join(olds) or "unset"
+            d.params = {(k, lg): v for (k, lg), v in d.params.items() if k != key}
+            d.params[(key, "")] = value
+        else:
+            raise ExperimentError(f"{key}={value}: an experiment takes CLUSTER, POLICIES, "
+                                  f"PATTERNS, BASELINE, LOGS, LOADS, TA_SPEEDUPS, RATIOS and "
+                                  f"{' '.join(PARAMS)}")
+        if kv in chosen:
+            d.overrides.append(f"{key}={value}: the definition's selection for a plain run "
+                               f"(FULL=1 runs all: {old})")
+        else:
+            d.overrides.append(f"{key}={value} given on the command line (definition: {old})")
+    validate(d, "")

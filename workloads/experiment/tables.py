@@ -1,0 +1,91 @@
+"""What every kind's table uses: the run of a log x pattern x policy, % changes,
+numbers as shown, orderings, Eq. 7 improvements, size ranges, the table.
+"""
+
+import math
+import os
+import random
+
+from metrics import eq7
+
+
+def write_atomic(path, text):
+    tmp = path + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as f:
+        f.write(text)
+    os.replace(tmp, path)
+
+
+def run_for(d, runs, log, pattern, policy):
+    """The run of log x pattern x policy; the baseline of another pattern
+    when the baseline is run once per log."""
+    r = runs.get((log, pattern, policy))
+    if r is None and policy == d.baseline and not d.baseline_per_pattern:
+        r = next((runs[(log, p, policy)] for p in d.patterns if (log, p, policy) in runs), None)
+    return r
+
+
+def change(v, base):
+    if v is None or base is None or base == 0 or any(
+            isinstance(x, float) and math.isnan(x) for x in (v, base)):
+        return None
+    return 100 * (v - base) / base
+
+
+def fmt(v, digits=1, sign=False):
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return "-"
+    return f"{v:+,.{digits}f}" if sign else f"{v:,.{digits}f}"
+
+
+def ordering(values, digits, reverse=False):
+    """'a < b = c' from {policy: value}, lowest first (highest with
+    reverse); values equal at the shown precision tie."""
+    vals = {p: round(v, digits) for p, v in values.items()
+            if v is not None and not (isinstance(v, float) and math.isnan(v))}
+    if len(vals) < len(values):
+        return None
+    groups = {}
+    for p, v in vals.items():
+        groups.setdefault(v, []).append(p)
+    keys = sorted(groups, reverse=reverse)
+    return (" > " if reverse else " < ").join(" = ".join(sorted(groups[k])) for k in keys)
+
+
+def improvement(rows, policies, baseline, left=None):
+    """{policy: % less total runtime than baseline's} had each policy
+    placed every job on the state it met: Eq. 7 on the recorded
+    same-state costs, computed by eq7.py as make report computes it. left,
+    a dict, receives {policy: job ids} a missing cost left out."""
+    pct, gone = eq7.changes(rows, policies, baseline)
+    if left is not None:
+        for p, ids in gone.items():
+            left.setdefault(p, []).extend(ids)
+    return pct
+
+
+def sample_rows(rows, n, seed):
+    rows = sorted(rows, key=lambda r: r["job_id"])
+    if len(rows) <= n:
+        return rows
+    return random.Random(seed).sample(rows, n)
+
+
+def bin_of(nodes, bins):
+    for b in bins:
+        lo, _, hi = b.partition("-")
+        if int(lo) <= nodes <= int(hi or lo):
+            return b
+    return None
+
+
+class Table:
+    def __init__(self):
+        self.md = []
+        self.csv_rows = []
+        self.csv_header = []
+        self.more_csv = {}       # another file name -> (header, rows)
+
+
+def num4(v):
+    return "" if v is None or math.isnan(v) else f"{v:.4f}"

@@ -1,0 +1,319 @@
+"""`make replay`'s command line (python3 -m workloads.replay): the
+arguments, their checks and the run from plan to sacct.json.
+"""
+
+import argparse
+import datetime
+import json
+import math
+import os
+import re
+import shutil
+import signal
+import sys
+
+from workloads import faults, logs, ta_speedup, vclock
+from .cluster import cluster_facts, current_cluster, keep_topology, topology_sha256
+from .driver import run
+from .errors import ReplayError
+from .plan import limit_grid, make_plan, PATTERNS, place_occupying
+from .resume import mark_stopped, stopped_at
+from .run_dir import (git_revision, log_line, new_run_id, resume_hint, write_manifest,
+                      write_plan)
+from .slurm_io import collect, controller, ctl
+from ..registry import RegistryError, build_dir, policy_names
+
+
+class _Parser(argparse.ArgumentParser):
+    """Argument errors as one line naming the make variable, not a usage."""
+
+    def error(self, message):
+        m = re.fullmatch(r"argument --([\w-]+): invalid (float|int) value: '(.*)'",
+                         message)
+        if m:
+            name = m.group(1).replace("-", "_").upper()
+            what = "a number" if m.group(2) == "float" else "a whole number"
+            raise ReplayError(f"{name}={m.group(3)}: expected {what}")
+        m = re.fullmatch(r"argument --([\w-]+): invalid choice: '(.*)' \(choose from (.*)\)",
+                         message)
+        if m:
+            name = m.group(1).replace("-", "_").upper()
+            choices = m.group(3).replace("'", "").replace(", ", " or ")
+            raise ReplayError(f"{name}={m.group(2)}: expected {choices}")
+        raise ReplayError(message)
+
+
+def parse_args(argv):
+    ap = _Parser(description="Replay a job log on the running cluster.")
+    ap.add_argument("--log")
+    ap.add_argument("--policy", default="default")
+    ap.add_argument("--speedup", type=float,
+                    help="SPEEDUP: 100 by default under CLOCK=scaled, 1000 under virtual")
+    ap.add_argument("--jobs", type=int, default=1000)
+    ap.add_argument("--first", type=int, default=0)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--comm", type=float, default=0.9)
+    ap.add_argument("--pattern", default="mix")
+    ap.add_argument("--ratio", type=float)
+    ap.add_argument("--sparsity", type=float)
+    ap.add_argument("--scale", type=float)
+    ap.add_argument("--runtime-factor", type=float,
+                    help="multiply every job's runtime and requested time (0.5 halves them)")
+    ap.add_argument("--prefill", type=float,
+                    help="fill this share of the nodes with the jobs before the window first")
+    ap.add_argument("--individual", type=int,
+                    help="individual runs: this many drawn jobs, one at a time, "
+                         "from a partly occupied cluster")
+    ap.add_argument("--occupy", type=float,
+                    help="with --individual: the share of the nodes occupied first")
+    ap.add_argument("--strict", action="store_true")
+    ap.add_argument("--resume")
+    ap.add_argument("--lead", type=float, default=30.0)
+    ap.add_argument("--limit-grid", type=float, default=6000.0)
+    ap.add_argument("--report-every", type=float,
+                    default=5.0 if sys.stdout.isatty() else 30.0)
+    ap.add_argument("--workloads-dir", default=os.environ.get("WORKLOADS_DIR", ""))
+    ap.add_argument("--results", default="results")
+    ap.add_argument("--root", default=".")
+    ap.add_argument("--granularity", default="node", choices=("node", "core"),
+                    help="core: jobs ask for one core per rank in the partition "
+                         "cores (TreeMatch's CR_Core), with rank x rank matrices")
+    ap.add_argument("--ta-speedup",
+                    help="SC18's runtime model under the isolated policy")
+    ap.add_argument("--clock", default="virtual",
+                    help="scaled (divide the log's times by SPEEDUP) or virtual "
+                         "(Slurm's clock runs SPEEDUP times faster)")
+    ap.add_argument("--idle-jumps", type=int, default=1, choices=(0, 1),
+                    help="under the virtual clock, jump over idle time")
+    ap.add_argument("--launch-guard", type=int, default=1, choices=(0, 1),
+                    help="under the virtual clock, slow it while job launches "
+                         "lag behind Slurm's starts (launch.py)")
+    ap.add_argument("--state-dir", default=os.environ.get("TESTBED_STATE_DIR", ".state"),
+                    help="the testbed's state directory (the clock page's)")
+    ap.add_argument("--auto-recover", default="0", choices=("0", "1"),
+                    help="restart a service that dies during the replay")
+    ap.add_argument("--rerun-faulted", default="0", choices=("0", "1"),
+                    help="with --resume: run again the jobs a fault hit")
+    args = ap.parse_args(argv)
+    args.auto_recover = args.auto_recover == "1"
+    args.rerun_faulted = args.rerun_faulted == "1"
+    if args.rerun_faulted and not args.resume:
+        raise ReplayError("RERUN_FAULTED=1 needs RESUME=<run-id>: the run whose jobs "
+                          "a fault hit")
+    try:
+        policies = policy_names(args.root)
+    except RegistryError as e:
+        raise ReplayError(str(e)) from None
+    if args.policy not in policies:
+        raise ReplayError(f"unknown POLICY '{args.policy}'; valid: {' '.join(policies)}")
+    if args.pattern not in PATTERNS + ["mix"]:
+        raise ReplayError(f"unknown PATTERN '{args.pattern}'; valid: "
+                          f"{' '.join(PATTERNS)} mix")
+    if args.clock not in ("scaled", "virtual"):
+        raise ReplayError(f"CLOCK={args.clock}: expected scaled or virtual")
+    if args.speedup is None:
+        args.speedup = 1000.0 if args.clock == "virtual" else 100.0
+    if args.speedup <= 0 or args.jobs < 1 or args.first < 0:
+        raise ReplayError("SPEEDUP must be > 0, JOBS >= 1, FIRST >= 0")
+    if args.limit_grid <= 0:
+        raise ReplayError(f"LIMIT_GRID={args.limit_grid:g}: expected log seconds > 0")
+    if not 0 <= args.comm <= 1 or (args.ratio is not None and not 0 <= args.ratio <= 1):
+        raise ReplayError("COMM and RATIO must be between 0 and 1")
+    if args.sparsity is not None and not 0 <= args.sparsity < 1:
+        raise ReplayError(f"SPARSITY={args.sparsity:g}: expected the share of node "
+                          "pairs that do not communicate, at least 0 and below 1")
+    if args.runtime_factor is not None and not (math.isfinite(args.runtime_factor)
+                                                and args.runtime_factor > 0):
+        raise ReplayError(f"RUNTIME_FACTOR={args.runtime_factor:g}: expected a number above 0 "
+                          "(0.5 halves every job's runtime)")
+    if args.prefill is not None and not 0 < args.prefill <= 1:
+        raise ReplayError(f"PREFILL={args.prefill:g}: expected the share of the cluster's nodes "
+                          "the jobs before the window fill first, above 0 and at most 1")
+    if args.individual is not None:
+        if args.individual < 1:
+            raise ReplayError(f"INDIVIDUAL={args.individual}: expected the number of "
+                              "jobs to run one at a time, at least 1")
+        if args.prefill is not None:
+            raise ReplayError("INDIVIDUAL and PREFILL both fill the cluster first; "
+                              "set one (OCCUPY= is INDIVIDUAL's share)")
+        if args.occupy is None:
+            args.occupy = 0.5
+        if not 0 <= args.occupy < 1:
+            raise ReplayError(f"OCCUPY={args.occupy:g}: expected the share of the nodes "
+                              "occupied before the individual runs, at least 0 and below 1")
+    elif args.occupy is not None:
+        raise ReplayError("OCCUPY is the share INDIVIDUAL= runs occupy first; "
+                          "set INDIVIDUAL=<jobs> too")
+    if args.ta_speedup is not None and args.ta_speedup not in ta_speedup.SCENARIOS:
+        raise ReplayError(f"TA_SPEEDUP={args.ta_speedup}: expected one of "
+                          f"{', '.join(ta_speedup.SCENARIOS)}")
+    return args
+
+
+def _interrupted(signum, frame):
+    raise KeyboardInterrupt
+
+
+def main(argv):
+    # A shell may start us with SIGINT ignored (background jobs); both
+    # signals must end the run cleanly so that RESUME can continue it.
+    signal.signal(signal.SIGINT, _interrupted)
+    signal.signal(signal.SIGTERM, _interrupted)
+    run_dir = None
+    state_dir = ""
+    try:
+        args = parse_args(argv)
+        state_dir = args.state_dir
+        results = os.path.join(args.root, args.results)
+        if args.resume:
+            run_dir = os.path.join(results, args.resume)
+            if not os.path.exists(os.path.join(run_dir, "manifest.json")):
+                runs = sorted(os.listdir(results)) if os.path.isdir(results) else []
+                raise ReplayError(f"RESUME={args.resume}: no such run; runs: "
+                                  f"{' '.join(runs[-10:]) or 'none'}")
+            with open(os.path.join(run_dir, "manifest.json"), encoding="utf-8") as f:
+                manifest = json.load(f)
+            if manifest.get("finished") and not args.rerun_faulted:
+                raise ReplayError(f"run {args.resume} is already complete (RERUN_FAULTED=1 "
+                                  "runs its jobs a fault hit again)")
+            cluster = current_cluster(args.root)
+            if cluster != manifest["cluster"]:
+                raise ReplayError(f"RESUME={args.resume} ran on cluster "
+                                  f"'{manifest['cluster']}', but '{cluster}' is up; "
+                                  f"make down, then make up CLUSTER={manifest['cluster']}")
+            # The same name with another tree (a changed machine definition
+            # or generator): the resumed jobs would run on another machine.
+            sha = topology_sha256(args.root, cluster)
+            if manifest.get("topology_sha256") and sha != manifest["topology_sha256"]:
+                raise ReplayError(f"RESUME={args.resume} ran on another topology of "
+                                  f"'{cluster}' (sha256 {manifest['topology_sha256'][:12]}, "
+                                  f"now {(sha or 'none')[:12]}); the run's own is its "
+                                  "topology.json")
+            stopped = stopped_at(manifest, run_dir)
+            if not manifest.get("stopped_at") and not manifest.get("finished"):
+                # Kept, so that a RESUME failing before it submits (no
+                # controller) neither loses nor shortens the pause.
+                manifest["stopped_at"], manifest["stopped_estimated"] = stopped
+                write_manifest(run_dir, manifest)
+            log_line(run_dir, "resumed")
+        else:
+            if not args.log:
+                raise ReplayError(f"LOG is not set; valid: "
+                                  f"{' '.join(sorted(logs.NAMED_LOGS))}, or a path")
+            path, log_name = logs.resolve(args.log, args.workloads_dir)
+            log = logs.read(path)
+            cluster, cluster_nodes, node_cores = cluster_facts(args.root)
+            clock = vclock.Clock(args.clock, args.speedup, vclock.page_path(state_dir))
+            plan, too_big = make_plan(args, log, log_name, cluster_nodes, clock.speedup,
+                                      node_cores)
+            prefill = [p for p in plan if p["prefill"]]
+            run_id = new_run_id(results, log_name or "log", args.policy)
+            os.makedirs(results, exist_ok=True)
+            run_dir = os.path.join(results, run_id)
+            os.mkdir(run_dir)
+            write_plan(os.path.join(run_dir, "plan.tsv"), plan)
+            try:
+                topology_sha = keep_topology(args.root, cluster, run_dir)
+                if args.individual:
+                    place_occupying(plan, os.path.join(run_dir, "topology.json"),
+                                    os.path.join(build_dir(args.root), "tb-alloc"))
+                    write_plan(os.path.join(run_dir, "plan.tsv"), plan)
+                container = controller()
+            except ReplayError:
+                shutil.rmtree(run_dir, ignore_errors=True)
+                raise
+            manifest = {
+                "run_id": run_id, "cluster": cluster, "cluster_nodes": cluster_nodes,
+                "policy": args.policy, "log": log_name or os.path.abspath(path),
+                "log_file": os.path.basename(path), "log_format": log.format,
+                # jobs: the window's; the prefill's are counted apart.
+                "first": args.first, "jobs": len(plan) - len(prefill),
+                "prefill": args.prefill, "prefill_jobs": len(prefill),
+                "prefill_nodes": sum(p["nodes"] for p in prefill),
+                "runtime_factor": args.runtime_factor,
+                # INDIVIDUAL: the drawn jobs, run one at a time on OCCUPY
+                # of the nodes held by the occupying (prefill) jobs.
+                "individual": args.individual, "occupy": args.occupy,
+                "skipped_no_runtime": log.skipped_no_runtime,
+                "skipped_too_big": len(too_big), "seed": args.seed,
+                # log seconds per Slurm second: SPEEDUP, or 1 under the
+                # virtual clock, whose rate is clock_rate
+                "speedup": clock.speedup, "clock": clock.kind,
+                "clock_rate": clock.rate,
+                "limit_grid_s": limit_grid(args.limit_grid, clock.speedup),
+                "comm": args.comm, "pattern": args.pattern,
+                "ratio": args.ratio, "sparsity": args.sparsity,
+                "granularity": args.granularity,
+                "ta_speedup": args.ta_speedup,
+                "size_divisor": args.scale or logs.STUDY_SIZE_DIVISOR.get(log_name or "", 1),
+                "topology_sha256": topology_sha,
+                "git_revision": git_revision(args.root),
+                "slurm_version": ctl(container, "sinfo --version").strip(),
+                "t0": clock.now() + 5 * clock.pace,
+                "wall_start": datetime.datetime.now(datetime.timezone.utc).isoformat(),
+            }
+            write_manifest(run_dir, manifest)
+            log_line(run_dir, f"plan: {len(plan) - len(prefill)} jobs, "
+                     f"{len(prefill)} prefill jobs, {len(too_big)} too big, "
+                     f"{log.skipped_no_runtime} without runtime")
+            print(f"replay {run_id}: {len(plan)} jobs of {path} on {cluster} "
+                  f"under {args.policy} " + (
+                      f"on the virtual clock at rate {clock.rate:g}"
+                      if clock.kind == "virtual" else f"at SPEEDUP={args.speedup:g}"))
+        container, submitted, reruns = run(args, run_dir, manifest,
+                                           stopped if args.resume else None)
+        if submitted is None:
+            return 0            # RERUN_FAULTED on a finished run: none to run again
+        missing = collect(container, run_dir, manifest, submitted, reruns=reruns)
+        manifest["wall_end"] = datetime.datetime.now(datetime.timezone.utc).isoformat()
+        manifest["finished"] = not missing
+        if missing:
+            manifest["missing_from_sacct"] = missing
+        write_manifest(run_dir, manifest)
+        log_line(run_dir, "finished" + (f", {len(missing)} jobs missing from sacct"
+                                         if missing else ""))
+        print(f"results in {shown(run_dir, args.root)}/")
+        if missing:
+            ids = ",".join(str(j) for j in missing[:10])
+            more = f" and {len(missing) - 10} more" if len(missing) > 10 else ""
+            print(f"error: {len(missing)} submitted jobs are not in Slurm's accounting "
+                  f"(Slurm ids {ids}{more}; manifest: missing_from_sacct)"
+                  + ("; slurmctld died during the run, and a crash loses the jobs it "
+                     "accepted in its last 5 s (README, Faults)"
+                     if any(d.get("service") == "slurmctld"
+                            for d in faults.deaths(run_dir)) else ""),
+                  file=sys.stderr)
+        return 0 if not missing else 1
+    except (ReplayError, logs.LogError, vclock.ClockError) as e:
+        mark_stopped(run_dir, state_dir)
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+    except OSError as e:
+        mark_stopped(run_dir, state_dir)
+        print(f"error: {os_error(e, run_dir)}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        mark_stopped(run_dir, state_dir)
+        print(f"\ninterrupted; continue with {resume_hint(run_dir)}", file=sys.stderr)
+        return 130
+
+
+def shown(path, root):
+    rel = os.path.relpath(path, root)
+    return path if rel.startswith("..") else rel
+
+
+def os_error(e, run_dir):
+    """One line for a failed write (a full disk, say). Before the manifest
+    exists nothing was submitted, and the run directory goes; after, it
+    stays, and RESUME continues the run: submitted jobs keep running, and
+    those missing from submitted.tsv are found in Slurm by name."""
+    where = e.filename or run_dir or "results"
+    text = f"{where}: {e.strerror or e}"
+    if not run_dir:
+        return text
+    if not os.path.exists(os.path.join(run_dir, "manifest.json")):
+        shutil.rmtree(run_dir, ignore_errors=True)
+        return f"{text}; nothing was submitted"
+    return (f"{text}; jobs already submitted keep running: "
+            f"make room, then {resume_hint(run_dir)}")

@@ -1,0 +1,291 @@
+"""The replay loop: submits each job a little ahead of its time, watches
+the services and the queue (launch guard, reservations, progress) and ends
+when every job of the plan has ended.
+"""
+
+import os
+import time
+
+from workloads import health, launch, vclock
+from .cluster import cluster_dir
+from .errors import ReplayError
+from .pacing import (due_soon, idle_jump, LOOK_EVERY, rate_setter, run_clock, SUBMIT_CHUNK,
+                     time_left)
+from .progress import fmt_time, held_note, progress
+from .reruns import faulted, note_reruns, submit_reruns
+from .resume import reconcile, record_pause
+from .run_dir import log_line, read_plan, read_reruns, read_submitted, write_manifest
+from .slurm_io import (controller, ctl, install_batch_script, job_fields, queue_state,
+                       Shell, SubmitterPool, SUBMITTERS)
+
+
+def note_reservation(path, order, queued, now, last):
+    """Appends to reservations.tsv (Slurm time, log id, planned start)
+    when the first job blocked on resources (EASY's reserved job: the
+    highest priority, i.e. earliest in the log, with reason Resources) or
+    its planned start changes; returns what it noted. make report counts
+    the reservations that a later job's start delayed (issue: the plugin
+    cannot tell backfill which leaves the reserved job needs)."""
+    blocked = [(order[k], k, q[3]) for k, q in queued.items()
+               if q[0] == "PENDING" and q[3] is not None and k in order]
+    top = min(blocked)[1:] if blocked else None
+    if top and top != last:
+        with open(path, "a", encoding="utf-8") as f:
+            f.write(f"{now:.3f}\t{top[0]}\t{top[1]}\n")
+    return top or last
+
+
+def end_prefill(container, run_dir, manifest, queued, prefill_of):
+    """Once no job of the window is in the queue, cancels the first set's
+    jobs still there (PREFILL): they are in no metric, and the longest of
+    them (12 log hours on curie) would set the replay's length. Returns
+    whether that time has come; the manifest records how many."""
+    if any(k not in prefill_of for k in queued):
+        return False
+    ids = [q[4] for k, q in queued.items() if q[4]]
+    if ids:
+        try:
+            ctl(container, "scancel " + " ".join(ids))
+        except ReplayError as e:
+            log_line(run_dir, f"could not cancel the first set's jobs: {e}")
+            return False
+        log_line(run_dir, f"the window's jobs have ended: {len(ids)} jobs of the first "
+                 "set cancelled (in no metric)")
+    manifest["prefill_cancelled"] = len(ids)
+    write_manifest(run_dir, manifest)
+    return True
+
+
+def run(args, run_dir, manifest, stopped=None):
+    container = controller()
+    clock = run_clock(manifest, args.state_dir)
+    if clock.kind == "virtual":
+        # From here on Slurm lives at the run's rate; back to 1 on the
+        # way out, whatever ends the run (a kill -9 leaves it: make up
+        # and RESUME set it again).
+        ctl(container, vclock.set_rate_command(clock.rate))
+    elif clock.page and os.path.exists(clock.page):
+        # CLOCK=scaled runs Slurm's clock at rate 1 (an interrupted
+        # virtual replay killed with -9 may have left another rate).
+        ctl(container, vclock.set_rate_command(1))
+    try:
+        return run_at_rate(args, run_dir, manifest, stopped, container, clock)
+    finally:
+        if clock.kind == "virtual":
+            try:
+                ctl(container, vclock.set_rate_command(1))
+            except ReplayError as e:
+                log_line(run_dir, f"could not set the clock back to rate 1: {e}")
+
+
+def run_at_rate(args, run_dir, manifest, stopped, container, clock):
+    plan = read_plan(os.path.join(run_dir, "plan.tsv"))
+    sub_path = os.path.join(run_dir, "submitted.tsv")
+    rerun_path = os.path.join(run_dir, "rerun.tsv")
+    submitted = read_submitted(sub_path, plan)
+    reruns = read_reruns(rerun_path, plan)
+    known = len(reruns)
+    added = reconcile(container, manifest["run_id"], submitted, sub_path, reruns, rerun_path)
+    if added:
+        log_line(run_dir, f"resume: {added} jobs found in Slurm, not submitted again")
+    if len(reruns) > known:
+        note_reruns(manifest, plan, reruns, submitted=submitted)
+        write_manifest(run_dir, manifest)
+    again = []
+    if getattr(args, "rerun_faulted", False):
+        again = faulted(container, run_dir, manifest, submitted, reruns)
+        if not again:
+            progress(f"replay {manifest['run_id']}: no job of the run that has ended was "
+                     "hit by a fault; none to run again", final=True)
+            if manifest.get("finished"):
+                return container, None, reruns
+    if stopped is not None:
+        late = record_pause(run_dir, manifest, plan, submitted, stopped, clock.now(),
+                            [log_id for log_id, _, _, _ in again])
+        if late:
+            progress(f"replay {manifest['run_id']}: resumed; {len(late)} jobs whose time "
+                     "passed during the pause become eligible now (recorded in the "
+                     "manifest)", final=True)
+    if again and manifest.get("finished"):
+        # Not complete until its reruns are: a plain RESUME continues it.
+        manifest["finished"] = False
+        write_manifest(run_dir, manifest)
+    install_batch_script(container)
+    t0 = manifest["t0"]
+    speedup = manifest["speedup"]
+    run_id = manifest["run_id"]
+    span = max(p["offset"] for p in plan) / speedup
+    nodes = manifest["cluster_nodes"]
+    # Lead and the loop's sleeps are wall time; begin times are Slurm's.
+    lead = args.lead * clock.pace
+    page = vclock.CONTAINER_PAGE if clock.kind == "virtual" else None
+    last_jump_check = 0.0
+    # The reserved job is sampled once a wall second (reservations.tsv).
+    last_sample, reserved = 0.0, None
+    order = {p["log_id"]: k for k, p in enumerate(plan)}
+    res_path = os.path.join(run_dir, "reservations.tsv")
+    submitters = SubmitterPool(container, SUBMITTERS, run_dir)
+    watch = health.HealthWatch(
+        os.environ.get("TESTBED_PROJECT", "testbed"),
+        cluster_dir(args.root, manifest["cluster"]),
+        run_dir, args.auto_recover,
+        say=lambda text: progress(f"replay {run_id}: {text}", final=True),
+        log=lambda text: log_line(run_dir, text), slurm_now=clock.now)
+    # The launch guard (launch.py) looks at the queue LOOK_EVERY wall s,
+    # through a shell kept open in the controller's container.
+    guard, last_guard, shell = None, 0.0, None
+    # The job's sleep in Slurm's time (job_fields' runtime over SPEEDUP).
+    runtime_of = {p["log_id"]: p["runtime"] * (1 - p.get("ta_reduction", 0.0)) / speedup
+                  for p in plan}
+    if clock.kind == "virtual":
+        guard = launch.LaunchGuard(
+            os.path.join(os.path.dirname(clock.page), launch.file_name(run_id)),
+            clock.rate, rate_setter(container, clock),
+            lambda text: log_line(run_dir, text), enabled=args.launch_guard == 1)
+        guard.watch(sorted(t0 + p["offset"] / speedup for p in plan
+                           if p["log_id"] not in submitted and not p.get("chain")),
+                    clock.now_and_rate)
+        shell = Shell(container)
+    # PREFILL's first set is in no metric: once the window's jobs have all
+    # ended, the first set's jobs still running are cancelled (end_prefill).
+    prefill_of = {p["log_id"] for p in plan if p.get("prefill")}
+    cancelled_prefill = False
+    last_report = 0.0
+    i = 0
+    try:
+        if again:
+            submit_reruns(submitters, again, plan, manifest, run_dir, reruns, page)
+        with open(sub_path, "a", encoding="utf-8") as out:
+            if any(p.get("chain") for p in plan):
+                submit_individual(submitters, plan, submitted, out, manifest, page)
+            while True:
+                now = clock.now()
+                due = []
+                # A dead service pauses submissions until it is back
+                # (AUTO_RECOVER=1 brings it back at once).
+                if not watch.check(time.time()):
+                    time.sleep(1.0)
+                    continue
+                # At most SUBMIT_CHUNK jobs at a time: submitting takes wall
+                # seconds (25 s for 409 jobs under load), and the launch
+                # guard looks at the queue between two chunks.
+                while (i < len(plan) and len(due) < SUBMIT_CHUNK
+                       and t0 + plan[i]["offset"] / speedup <= now + lead):
+                    p = plan[i]
+                    if p["log_id"] not in submitted:
+                        due.append((i, p))
+                    i += 1
+                for p, jid in submitters.submit_all(
+                        [job_fields(run_id, idx, p, t0, speedup, manifest["seed"], page)
+                         for idx, p in due],
+                        [p for _, p in due]):
+                    submitted[p["log_id"]] = jid
+                    out.write(f"{p['log_id']} {jid}\n")
+                    out.flush()
+                    os.fsync(out.fileno())
+                # Once everything is submitted the queue is read every second
+                # to notice the end, but the line is still printed at the
+                # reporting interval: a log of hours stays readable.
+                # Idle jumps: at most one queue check a wall second.
+                if (clock.kind == "virtual" and args.idle_jumps
+                        and time.monotonic() - last_jump_check >= 1.0):
+                    last_jump_check = time.monotonic()
+                    if idle_jump(container, clock, plan, i, t0, now, run_dir, manifest):
+                        write_manifest(run_dir, manifest)
+                        continue
+                report = now - last_report >= args.report_every * clock.pace
+                if report:
+                    # A heartbeat: a killed driver's pause starts about here
+                    # (in Slurm's time: the mtime is set to the cluster's
+                    # clock, virtual or not).
+                    heartbeat = os.path.join(run_dir, "replay.log")
+                    os.utime(heartbeat, (now, now))
+                sample = time.monotonic() - last_sample >= 1.0
+                guard_due = (guard is not None
+                             and time.monotonic() - last_guard >= LOOK_EVERY)
+                if report or i >= len(plan) or sample or guard_due:
+                    queued = queue_state(container, run_id, shell)
+                    if queued is None:
+                        if report:
+                            progress(f"replay {run_id}: the controller does not answer; waiting")
+                            last_report = now
+                        time.sleep(1.0)
+                        continue
+                    if sample:
+                        last_sample = time.monotonic()
+                        reserved = note_reservation(res_path, order, queued, now, reserved)
+                    if guard_due:
+                        last_guard = time.monotonic()
+                        # now is from before the submissions: seconds old
+                        fresh = clock.now()
+                        guard.update([(q[4], q[1], runtime_of.get(k))
+                                      for k, q in queued.items() if q[0] == "RUNNING"],
+                                     last_guard, due_soon(plan, t0, speedup, fresh,
+                                                          guard.ahead(), queued, submitted),
+                                     fresh)
+                    if i >= len(plan) and prefill_of and not cancelled_prefill:
+                        cancelled_prefill = end_prefill(container, run_dir, manifest,
+                                                        queued, prefill_of)
+                    pending = sum(1 for st, *_ in queued.values() if st == "PENDING")
+                    running = len(queued) - pending
+                    finished = i >= len(plan) and pending == 0 and running == 0
+                    if report and not finished:
+                        done = len(submitted) - pending - running
+                        log_clock = max(0.0, (now - t0) * speedup)
+                        left = clock.wall(max(t0 + span - now, time_left(
+                            plan, submitted, queued, now, speedup, nodes)))
+                        progress(f"replay {run_id}: submitted {len(submitted)}/{len(plan)}, "
+                                 f"running {running}, done {done}, "
+                                 f"log clock {fmt_time(log_clock)}, "
+                                 f"{'' if i < len(plan) else 'draining, '}"
+                                 f"at least {fmt_time(left)} left"
+                                 f"{held_note(queued)}")
+                        last_report = now
+                    if finished:
+                        break
+                time.sleep(0.2 if i < len(plan) else LOOK_EVERY if guard else 1.0)
+    finally:
+        submitters.close()
+        if shell is not None:
+            shell.close()
+        if guard is not None:
+            guard.stop()
+            try:
+                guard.restore(time.monotonic())
+            except ReplayError as e:
+                log_line(run_dir, f"launch guard: could not restore the rate: {e}")
+    if guard is not None:
+        manifest["launch"] = guard.write(run_dir, {str(j): k for k, j in submitted.items()},
+                                         runtime_of)
+        write_manifest(run_dir, manifest)
+    progress(f"replay {run_id}: all {len(plan)} jobs done", final=True)
+    return container, submitted, reruns
+
+
+def submit_individual(submitters, plan, submitted, out, manifest, page):
+    """INDIVIDUAL: every job at once, in plan order, so that each knows the
+    ids it depends on: the occupying jobs on their node lists, the first
+    drawn job after they have all started (Slurm's after:), each next one
+    after the one before has ended (afterany:). Slurm then runs the drawn
+    jobs one at a time on the state the occupying jobs hold."""
+    run_id, t0, speedup = manifest["run_id"], manifest["t0"], manifest["speedup"]
+    occupying = [p["log_id"] for p in plan if p["prefill"]]
+    previous = None
+    for k, p in enumerate(plan):
+        if p["chain"]:
+            if p["chain"] == 1:
+                after = "after:" + ":".join(str(submitted[x]) for x in occupying)
+                placement = f"dependency={after}" if occupying else ""
+            else:
+                placement = f"dependency=afterany:{submitted[previous]}"
+            previous = p["log_id"]
+        else:
+            placement = f"nodelist={p['nodelist']}" if p["nodelist"] else ""
+        if p["log_id"] in submitted:
+            continue
+        fields = job_fields(run_id, k, p, t0, speedup, manifest["seed"], page, placement)
+        for _, jid in submitters.submit_all([fields], [p]):
+            submitted[p["log_id"]] = jid
+            out.write(f"{p['log_id']} {jid}\n")
+            out.flush()
+            os.fsync(out.fileno())

@@ -1,0 +1,5 @@
+"""The replay's one-line error."""
+
+
+class ReplayError(Exception):
+    pass
