@@ -403,7 +403,9 @@ fake_experiment() {
 			mkdir -p "$RESULTS_DIR/r-$TESTBED_PROJECT"
 			echo '{"finished": true}' >"$RESULTS_DIR/r-$TESTBED_PROJECT/manifest.json"
 			echo "replay r-$TESTBED_PROJECT: 10 jobs of theta on tiny"
-			# scripts/experiment reads the run id while the replay runs.
+			# scripts/experiment reads the run id from RUN_ID_FILE while
+			# the replay runs.
+			echo "r-$TESTBED_PROJECT" >"$RUN_ID_FILE"
 			sleep 2
 			;;
 		in-tools)
@@ -430,7 +432,7 @@ fake_experiment() {
 	assert_equal "$(cat "$BATS_TEST_TMPDIR/replays")" "$(printf 'AUTO_RECOVER=0\nAUTO_RECOVER=0')"
 	run fake_experiment AUTO_RECOVER=yes
 	assert_failure
-	assert_output "error: AUTO_RECOVER=yes: expected 1 (the default: restart a service that dies during a replay) or 0"
+	assert_output "error: AUTO_RECOVER=yes: expected 0 or 1"
 	[ ! -e "$BATS_TEST_TMPDIR/replays" ] || fail "a replay ran"
 }
 

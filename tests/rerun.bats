@@ -165,16 +165,16 @@ fake_replay() {
 }
 
 @test "bad RERUN_FAULTED and AUTO_RECOVER values are one-line errors" {
-	# make replay checks them before it looks for Docker or a cluster (the
-	# replay's own check: tests/python/test_replay_run.py).
+	# make replay checks them before it looks for a cluster, where they
+	# are declared (workloads/params.tsv; the replay's --check).
 	run make -s -C "$ROOT" replay RESUME=F RERUN_FAULTED=yes
 	assert_failure
-	assert_line --index 0 "error: RERUN_FAULTED=yes: expected 1 (with RESUME=<run-id>: run the jobs a fault hit again) or 0"
+	assert_line --index 0 "error: RERUN_FAULTED=yes: expected 0 or 1"
 	run make -s -C "$ROOT" replay LOG=theta RERUN_FAULTED=1
 	assert_failure
 	assert_line --index 0 "error: RERUN_FAULTED=1 needs RESUME=<run-id>: the run whose jobs a fault hit"
 	run make -s -C "$ROOT" replay LOG=theta AUTO_RECOVER=yes
 	assert_failure
-	assert_line --index 0 "error: AUTO_RECOVER=yes: expected 1 (restart a service that dies during the replay) or 0 (pause submissions until it is back)"
+	assert_line --index 0 "error: AUTO_RECOVER=yes: expected 0 or 1"
 	assert_equal "$(grep -c '^error' <<<"$output")" 1
 }

@@ -53,6 +53,8 @@ in_tools() {
 			args+=(-v "$dir:$dir:ro")
 		fi
 	done
+	# RUN_ID_FILE (make experiment): the replay writes the new run's id.
+	[ -z "${RUN_ID_FILE:-}" ] || args+=(-v "$(dirname "$RUN_ID_FILE"):$(dirname "$RUN_ID_FILE")")
 	[ -t 0 ] && [ -t 1 ] && args+=(-t)
 	docker run "${args[@]}" "testbed-tools:$TAG" "$@"
 }

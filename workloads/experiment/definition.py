@@ -48,6 +48,7 @@ import os
 import re
 
 from metrics.measures import METRIC_KEYS
+from workloads import params
 from workloads.cluster_defs import DefinitionError, parse_options
 from workloads.registry import RegistryError, policy_names
 from workloads.replay.plan import PATTERNS
@@ -60,16 +61,17 @@ from .treematch import validate_treematch
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 KINDS = ("continuous", "shadow", "individual", "cost-by-size", "sc18", "treematch")
-INT_PARAMS = ("JOBS", "FIRST", "SEED", "FRONTENDS", "EMULATORS", "INDIVIDUAL")
-FLOAT_PARAMS = ("SCALE", "SPEEDUP", "COMM", "LIMIT_GRID", "RATIO", "SPARSITY", "LEAD",
-                "RUNTIME_FACTOR", "PREFILL", "OCCUPY")
+# The UPPERCASE settings a definition may give and a command line
+# override: workloads/params.tsv's rows with exp = 1, each with its type
+# and choices.
+_SETTINGS = params.definition_params()
+INT_PARAMS = tuple(n for n, p in _SETTINGS.items() if p.type == "int")
+FLOAT_PARAMS = tuple(n for n, p in _SETTINGS.items() if p.type == "float")
 # Parameters that take one of a few words.
-WORD_PARAMS = {"STRICT": ("0", "1"), "CLOCK": ("scaled", "virtual"),
-               "GRANULARITY": ("node", "core"),
-               "IDLE_JUMPS": ("0", "1"), "LAUNCH_GUARD": ("0", "1")}
+WORD_PARAMS = {n: p.choices for n, p in _SETTINGS.items() if p.type == "word"}
 # OPTIONS: the library's named readings for the run's `make up`
 # (workloads/cluster_defs.py's words, comma-separated).
-PARAMS = INT_PARAMS + FLOAT_PARAMS + tuple(WORD_PARAMS) + ("OPTIONS",)
+PARAMS = tuple(_SETTINGS)
 # What the command line may override besides the parameters.
 LIST_OVERRIDES = {"POLICIES": "policies", "POLICY": "policies",
                   "PATTERNS": "patterns", "PATTERN": "patterns",

@@ -21,6 +21,7 @@ from .resume import mark_stopped, stopped_at
 from .run_dir import (git_revision, log_line, new_run_id, resume_hint, write_manifest,
                       write_plan)
 from .slurm_io import collect, controller, ctl
+from .. import params
 from ..registry import RegistryError, build_dir, policy_names
 
 
@@ -45,58 +46,26 @@ class _Parser(argparse.ArgumentParser):
 
 def parse_args(argv):
     ap = _Parser(description="Replay a job log on the running cluster.")
-    ap.add_argument("--log")
-    ap.add_argument("--policy", default="default")
-    ap.add_argument("--speedup", type=float,
-                    help="SPEEDUP: 100 by default under CLOCK=scaled, 1000 under virtual")
-    ap.add_argument("--jobs", type=int, default=1000)
-    ap.add_argument("--first", type=int, default=0)
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--comm", type=float, default=0.9)
-    ap.add_argument("--pattern", default="mix")
-    ap.add_argument("--ratio", type=float)
-    ap.add_argument("--sparsity", type=float)
-    ap.add_argument("--scale", type=float)
-    ap.add_argument("--runtime-factor", type=float,
-                    help="multiply every job's runtime and requested time (0.5 halves them)")
-    ap.add_argument("--prefill", type=float,
-                    help="fill this share of the nodes with the jobs before the window first")
-    ap.add_argument("--individual", type=int,
-                    help="individual runs: this many drawn jobs, one at a time, "
-                         "from a partly occupied cluster")
-    ap.add_argument("--occupy", type=float,
-                    help="with --individual: the share of the nodes occupied first")
-    ap.add_argument("--strict", action="store_true")
-    ap.add_argument("--resume")
-    ap.add_argument("--lead", type=float, default=30.0)
-    ap.add_argument("--limit-grid", type=float, default=6000.0)
+    # Every make variable the replay takes, its default, type, choices and
+    # help: workloads/params.tsv, declared once.
+    params.add_arguments(ap, params.replay_params())
+    # The driver's own settings (scripts/lib/replay.bash passes them).
+    ap.add_argument("--check", action="store_true",
+                    help="check the settings (and a RESUME's run) and print the "
+                         "resolved policy, clock and rate as key=value lines; run nothing")
     ap.add_argument("--report-every", type=float,
                     default=5.0 if sys.stdout.isatty() else 30.0)
     ap.add_argument("--workloads-dir", default=os.environ.get("WORKLOADS_DIR", ""))
     ap.add_argument("--results", default="results")
     ap.add_argument("--root", default=".")
-    ap.add_argument("--granularity", default="node", choices=("node", "core"),
-                    help="core: jobs ask for one core per rank in the partition "
-                         "cores (TreeMatch's CR_Core), with rank x rank matrices")
-    ap.add_argument("--ta-speedup",
-                    help="SC18's runtime model under the isolated policy")
-    ap.add_argument("--clock", default="virtual",
-                    help="scaled (divide the log's times by SPEEDUP) or virtual "
-                         "(Slurm's clock runs SPEEDUP times faster)")
-    ap.add_argument("--idle-jumps", type=int, default=1, choices=(0, 1),
-                    help="under the virtual clock, jump over idle time")
-    ap.add_argument("--launch-guard", type=int, default=1, choices=(0, 1),
-                    help="under the virtual clock, slow it while job launches "
-                         "lag behind Slurm's starts (launch.py)")
     ap.add_argument("--state-dir", default=os.environ.get("TESTBED_STATE_DIR", ".state"),
                     help="the testbed's state directory (the clock page's)")
-    ap.add_argument("--auto-recover", default="0", choices=("0", "1"),
-                    help="restart a service that dies during the replay")
-    ap.add_argument("--rerun-faulted", default="0", choices=("0", "1"),
-                    help="with --resume: run again the jobs a fault hit")
     args = ap.parse_args(argv)
     args.auto_recover = args.auto_recover == "1"
     args.rerun_faulted = args.rerun_faulted == "1"
+    args.strict = args.strict == "1"
+    args.idle_jumps = int(args.idle_jumps)
+    args.launch_guard = int(args.launch_guard)
     if args.rerun_faulted and not args.resume:
         raise ReplayError("RERUN_FAULTED=1 needs RESUME=<run-id>: the run whose jobs "
                           "a fault hit")
@@ -109,10 +78,13 @@ def parse_args(argv):
     if args.pattern not in PATTERNS + ["mix"]:
         raise ReplayError(f"unknown PATTERN '{args.pattern}'; valid: "
                           f"{' '.join(PATTERNS)} mix")
-    if args.clock not in ("scaled", "virtual"):
-        raise ReplayError(f"CLOCK={args.clock}: expected scaled or virtual")
     if args.speedup is None:
         args.speedup = 1000.0 if args.clock == "virtual" else 100.0
+    # The clock page's rate field: above 1e6 the virtual clock's pacing
+    # loses its precision (docs/vclock.md).
+    if args.clock == "virtual" and not 0 < args.speedup <= 1e6:
+        raise ReplayError(f"SPEEDUP={args.speedup:g}: expected the virtual clock's rate, "
+                          "a number above 0 and at most 1000000")
     if args.speedup <= 0 or args.jobs < 1 or args.first < 0:
         raise ReplayError("SPEEDUP must be > 0, JOBS >= 1, FIRST >= 0")
     if args.limit_grid <= 0:
@@ -150,6 +122,67 @@ def parse_args(argv):
     return args
 
 
+def resumed_run(args, results):
+    """(run directory, manifest) of RESUME's run, checked: it exists, is
+    not complete (unless RERUN_FAULTED), and ran on the cluster that is up
+    with the same topology."""
+    run_dir = os.path.join(results, args.resume)
+    if not os.path.exists(os.path.join(run_dir, "manifest.json")):
+        runs = sorted(os.listdir(results)) if os.path.isdir(results) else []
+        raise ReplayError(f"RESUME={args.resume}: no such run; runs: "
+                          f"{' '.join(runs[-10:]) or 'none'}")
+    with open(os.path.join(run_dir, "manifest.json"), encoding="utf-8") as f:
+        manifest = json.load(f)
+    if manifest.get("finished") and not args.rerun_faulted:
+        raise ReplayError(f"run {args.resume} is already complete (RERUN_FAULTED=1 "
+                          "runs its jobs a fault hit again)")
+    cluster = current_cluster(args.root)
+    if not cluster:
+        raise ReplayError(f"RESUME={args.resume}: no cluster is up; run 'make up "
+                          f"CLUSTER={manifest['cluster']}' first")
+    if cluster != manifest["cluster"]:
+        raise ReplayError(f"RESUME={args.resume} ran on cluster "
+                          f"'{manifest['cluster']}', but '{cluster}' is up; "
+                          f"make down, then make up CLUSTER={manifest['cluster']}")
+    # The same name with another tree (a changed machine definition
+    # or generator): the resumed jobs would run on another machine.
+    sha = topology_sha256(args.root, cluster)
+    if manifest.get("topology_sha256") and sha != manifest["topology_sha256"]:
+        raise ReplayError(f"RESUME={args.resume} ran on another topology of "
+                          f"'{cluster}' (sha256 {manifest['topology_sha256'][:12]}, "
+                          f"now {(sha or 'none')[:12]}); the run's own is its "
+                          "topology.json")
+    return run_dir, manifest
+
+
+def check(args, results):
+    """--check: the settings as the run would take them, before the shell
+    driver switches the policy (a bad value must change nothing): the
+    policy, the clock and its rate, as key=value lines; a RESUME's from
+    its manifest."""
+    if args.resume:
+        _, manifest = resumed_run(args, results)
+        policy, clock = manifest["policy"], manifest.get("clock", "scaled")
+        rate = manifest.get("clock_rate", 1) if clock == "virtual" else 1
+    else:
+        if not args.log:
+            raise ReplayError(f"LOG is not set; valid: "
+                              f"{' '.join(sorted(logs.NAMED_LOGS))}, or a path")
+        logs.resolve(args.log, args.workloads_dir)
+        policy, clock = args.policy, args.clock
+        rate = args.speedup if clock == "virtual" else 1
+    print(f"policy={policy}\nclock={clock}\nrate={rate:g}")
+    return 0
+
+
+def write_run_id(path, run_id):
+    """RUN_ID_FILE: the new run's id, written whole (make experiment waits
+    for it rather than reading the replay's output)."""
+    with open(path + ".tmp", "w", encoding="utf-8") as f:
+        f.write(run_id + "\n")
+    os.replace(path + ".tmp", path)
+
+
 def _interrupted(signum, frame):
     raise KeyboardInterrupt
 
@@ -165,30 +198,10 @@ def main(argv):
         args = parse_args(argv)
         state_dir = args.state_dir
         results = os.path.join(args.root, args.results)
+        if args.check:
+            return check(args, results)
         if args.resume:
-            run_dir = os.path.join(results, args.resume)
-            if not os.path.exists(os.path.join(run_dir, "manifest.json")):
-                runs = sorted(os.listdir(results)) if os.path.isdir(results) else []
-                raise ReplayError(f"RESUME={args.resume}: no such run; runs: "
-                                  f"{' '.join(runs[-10:]) or 'none'}")
-            with open(os.path.join(run_dir, "manifest.json"), encoding="utf-8") as f:
-                manifest = json.load(f)
-            if manifest.get("finished") and not args.rerun_faulted:
-                raise ReplayError(f"run {args.resume} is already complete (RERUN_FAULTED=1 "
-                                  "runs its jobs a fault hit again)")
-            cluster = current_cluster(args.root)
-            if cluster != manifest["cluster"]:
-                raise ReplayError(f"RESUME={args.resume} ran on cluster "
-                                  f"'{manifest['cluster']}', but '{cluster}' is up; "
-                                  f"make down, then make up CLUSTER={manifest['cluster']}")
-            # The same name with another tree (a changed machine definition
-            # or generator): the resumed jobs would run on another machine.
-            sha = topology_sha256(args.root, cluster)
-            if manifest.get("topology_sha256") and sha != manifest["topology_sha256"]:
-                raise ReplayError(f"RESUME={args.resume} ran on another topology of "
-                                  f"'{cluster}' (sha256 {manifest['topology_sha256'][:12]}, "
-                                  f"now {(sha or 'none')[:12]}); the run's own is its "
-                                  "topology.json")
+            run_dir, manifest = resumed_run(args, results)
             stopped = stopped_at(manifest, run_dir)
             if not manifest.get("stopped_at") and not manifest.get("finished"):
                 # Kept, so that a RESUME failing before it submits (no
@@ -253,6 +266,8 @@ def main(argv):
                 "wall_start": datetime.datetime.now(datetime.timezone.utc).isoformat(),
             }
             write_manifest(run_dir, manifest)
+            if args.run_id_file:
+                write_run_id(args.run_id_file, run_id)
             log_line(run_dir, f"plan: {len(plan) - len(prefill)} jobs, "
                      f"{len(prefill)} prefill jobs, {len(too_big)} too big, "
                      f"{log.skipped_no_runtime} without runtime")
