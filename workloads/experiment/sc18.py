@@ -384,15 +384,15 @@ def table_sc18(d, runs, t):
     for key in keys:
         metric, workload, load, setup = key
         label, machine = workload_label(d, workload, load)
-        kind = metric_type(metric)
+        mtype = metric_type(metric)
         qkey, factor, unit, digits = sc18_quantity(metric)
         text, v = d.paper_text[key], d.paper[key]
-        p_to, p_to_cell = paper_to(d, key) if kind == "absolute" else (None, "-")
-        if kind == "absolute":
+        p_to, p_to_cell = paper_to(d, key) if mtype == "absolute" else (None, "-")
+        if mtype == "absolute":
             p_set_cell = f"{text} {unit}".strip()
             p_ratio = ratio_of(v, p_to) if p_to is not None else float("nan")
             p_dir = direction(ratio=p_ratio)
-        elif kind == "change":
+        elif mtype == "change":
             drop = metric == "utilization_drop_pct"
             p_set_cell = f"{text} % drop" if drop else f"+{text} %"
             p_ratio = 1 - v / 100 if drop else 1 + v / 100
@@ -412,7 +412,7 @@ def table_sc18(d, runs, t):
             o_to = s_to[qkey] * factor if s_to else None
             o_set = s_set[qkey] * factor if s_set else None
             o_ratio = ratio_of(o_set, o_to)
-            if kind == "difference":
+            if mtype == "difference":
                 diff = o_set - o_to if o_to is not None and o_set is not None else None
                 o_dir = direction(diff=diff, digits=digits)
                 o_set_cell = (f"{fmt(o_set, digits)} ({fmt(diff, digits, True)})"
