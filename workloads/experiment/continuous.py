@@ -2,7 +2,11 @@
 its own replay, against the baseline's, beside the paper's.
 """
 
+import os
+
+from metrics.compare import compare
 from metrics.run_dir import csv_cell
+from .kind import Kind
 from .tables import change, fmt, ordering, run_for
 
 
@@ -64,3 +68,27 @@ def table_continuous(d, runs, t):
             "yes" if o.split(" < ")[0] == p.split(" < ")[0] else "no")
         t.md.append(f"| {log} | {pattern} | {m} | {o or '-'} | {p or '-'} | {agrees} | {best} |")
     t.md.append("")
+
+
+def plots_continuous(d, runs, out):
+    """report.py compare's plots (execution and mean wait by policy, per-job
+    times) for each log x pattern."""
+    lines = []
+    for log in d.logs:
+        for pattern in d.patterns:
+            group = [run_for(d, runs, log, pattern, p) for p in d.policies]
+            if any(r is None for r in group):
+                continue
+            dest = os.path.join(out, f"compare-{log}-{pattern}")
+            try:
+                compare([r.dir for r in group], dest)
+                lines += [f"![{log} {pattern}](compare-{log}-{pattern}/policies.png)", ""]
+            except Exception as e:  # noqa: BLE001 - a plot is optional; say why not
+                lines += [f"No plot for {log} {pattern}: {type(e).__name__}: {e}", ""]
+    return lines
+
+
+# Every policy per log x pattern; the baseline once per log (its runtimes
+# do not depend on the pattern) unless baseline_per_pattern = yes.
+KIND = Kind("continuous", table_continuous, plots=plots_continuous, uses_metrics=True,
+            baseline_once=True)

@@ -4,6 +4,7 @@ per job-size range, each policy's on the same cluster state.
 
 import math
 
+from .kind import Kind, no_cost_plot
 from .tables import bin_of, change, fmt, run_for
 
 
@@ -72,3 +73,7 @@ def table_cost_by_size(d, runs, t):
         t.md.append(f"| {shown_log} | {pattern} | "
                     f"{'all policies' if policy == '*' else policy} | {fmt(ours, 2)}{run} | {pv:g} |")
     t.md.append("")
+
+
+# The baseline alone per log x pattern, as kind shadow.
+KIND = Kind("cost-by-size", table_cost_by_size, plots=no_cost_plot, runs_every_policy=False)

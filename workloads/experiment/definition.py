@@ -2,45 +2,21 @@
 the command line's overrides.
 
 A definition is key = value lines ('#' starts a comment):
-  description, kind (continuous | shadow | individual | cost-by-size | sc18 |
-  treematch),
+  description, kind (one of kinds.py's: continuous | shadow | individual |
+  cost-by-size | sc18 | treematch),
   citation, logs, cluster, policies, baseline, patterns, metrics
   (continuous), baseline_per_pattern, sample (shadow), size_bins
-  (cost-by-size, sc18), loads and ta_speedups (sc18), ratios (treematch),
+  (cost-by-size, sc18), the word lists a kind declares as its own (its
+  Kind's lists: loads and ta_speedups for sc18, ratios for treematch),
   parallel, note (repeatable);
   UPPERCASE keys are replay parameters (JOBS, SPEEDUP, CLOCK, ...), and any
   of cluster and the parameters may take a '.<log>' suffix for one log;
   paper.<metric>.<log>.<pattern>.<policy> = <number>, '*' where the paper
   gives one number for all logs, patterns or policies.
 
-Kind sc18 (the SC18 paper's QoS study) runs, per log, each load level
-(`loads`: job sizes multiplied by it, i.e. SCALE divided by it) under the
-baseline (TO) once and under the other policy (TA) once per entry of
-`ta_speedups` (none, or a TA_SPEEDUP scenario). Its paper figures are
-paper.<metric>.<workload>.<load>.<setup> = <number as printed>, with
-  metric   wait_mean_h|_min, wait_<from>-<to>_h|_min (one of size_bins),
-           wait_increase_h|_min (setup minus TO), utilization_drop_pct
-           (TO minus setup, % of TO), makespan_increase_pct (% of TO);
-  workload the paper's name (aug, sept, ...), '@<machine>' when it is not
-           the definition's cluster (aug@pinot);
-  load     the paper's size multiplier (1, 2, 3);
-  setup    TO, TA, TA-5, TA-10, TA-20, TA-V1, TA-V2.
-
-Kind individual (the ICPP-W paper's Table 4) runs every policy once per
-log x pattern with the replay's INDIVIDUAL= (required) and OCCUPY=: the
-same drawn jobs one at a time from the same partly occupied cluster. Its
-table gives each policy's % less execution time than the baseline's run
-over the same jobs (measured, sacct's), what Eq. 7 applied, and the
-same-state costs of the baseline run (as kind shadow) beside the paper's
-paper.improvement_pct.<log>.<pattern>.<policy>.
-
-Kind treematch (the TreeMatch paper's Table 2) runs, per log, each policy
-once per communication ratio of `ratios` (fractions p/q, the run's RATIO),
-the baseline (SLURM) once for all when OPTIONS holds denominator=default.
-Its paper figures are paper.<metric>.<log>.<ratio>.<policy> with metric
-makespan_s, utilization_pct, flowtime_gain_s or runtime_gain_s (Figs. 5
-and 6: mean per-job difference, SLURM minus the policy). Every kind leaves
-a replay's PREFILL jobs out of its figures.
+Each kind's own keys, runs and paper figures are in its module's docstring
+(kinds.py lists the modules). Every kind leaves a replay's PREFILL jobs
+out of its figures.
 """
 
 import math
@@ -53,14 +29,12 @@ from workloads.cluster_defs import DefinitionError, parse_options
 from workloads.registry import RegistryError, policy_names
 from workloads.replay.plan import PATTERNS
 from .errors import check_names, ExperimentError
-from .sc18 import validate_sc18
-from .treematch import validate_treematch
+from .kinds import DEFAULT, KINDS, kind_of, list_keys
 
 
 # The repository: the clone this package is in.
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-KINDS = ("continuous", "shadow", "individual", "cost-by-size", "sc18", "treematch")
 # The UPPERCASE settings a definition may give and a command line
 # override: workloads/params.tsv's rows with exp = 1, each with its type
 # and choices.
@@ -72,10 +46,21 @@ WORD_PARAMS = {n: p.choices for n, p in _SETTINGS.items() if p.type == "word"}
 # OPTIONS: the library's named readings for the run's `make up`
 # (workloads/cluster_defs.py's words, comma-separated).
 PARAMS = tuple(_SETTINGS)
-# What the command line may override besides the parameters.
-LIST_OVERRIDES = {"POLICIES": "policies", "POLICY": "policies",
-                  "PATTERNS": "patterns", "PATTERN": "patterns",
-                  "LOADS": "loads", "TA_SPEEDUPS": "ta_speedups", "RATIOS": "ratios"}
+# The word lists of every definition.
+LISTS = ("logs", "policies", "patterns", "metrics", "size_bins")
+
+
+def list_overrides():
+    """What the command line may override besides the parameters: the
+    policies, the patterns and each kind's own lists (LOADS=...)."""
+    out = {"POLICIES": "policies", "POLICY": "policies",
+           "PATTERNS": "patterns", "PATTERN": "patterns"}
+    out.update({key.upper(): key for key in list_keys()})
+    return out
+
+
+def kind_list_names():
+    return [key.upper() for key in list_keys()]
 
 
 DEFAULT_CITATION = "Agrawal et al., ICPP-W 2020"
@@ -86,7 +71,7 @@ class Definition:
         self.path = path
         self.name = os.path.basename(path)[:-len(".exp")]
         self.description = ""
-        self.kind = "continuous"
+        self.kind = DEFAULT
         self.logs = []
         self.cluster = {}        # log or "" -> cluster
         self.policies = []
@@ -96,9 +81,9 @@ class Definition:
         self.baseline_per_pattern = False
         self.sample = 200
         self.size_bins = []
-        self.loads = ["1"]       # sc18: job-size multipliers
-        self.ta_speedups = ["none"]  # sc18: the TA runs' scenarios
-        self.ratios = []         # treematch: communication ratios, as fractions p/q
+        # Each kind's own word lists (sc18's loads, ...), at their defaults.
+        for key, (_, default) in list_keys().items():
+            setattr(self, key, list(default))
         self.citation = DEFAULT_CITATION
         self.parallel = 0
         self.params = {}         # (name, log or "") -> value
@@ -187,9 +172,11 @@ def parse_definition(path):
         elif base == "cluster":
             d.cluster[log] = value
         elif base == "select":
-            if log not in LIST_OVERRIDES and log not in PARAMS and log != "LOGS":
-                raise ExperimentError(f"{where}'{key}': select takes LOGS, LOADS, "
-                                      "TA_SPEEDUPS, RATIOS, POLICIES, PATTERNS or a parameter")
+            if log not in list_overrides() and log not in PARAMS and log != "LOGS":
+                raise ExperimentError(f"{where}'{key}': select takes "
+                                      + ", ".join(["LOGS"] + kind_list_names()
+                                                  + ["POLICIES", "PATTERNS"])
+                                      + " or a parameter")
             d.select[log] = value
         elif log:
             raise ExperimentError(f"{where}'{key}': only cluster and UPPERCASE "
@@ -200,8 +187,7 @@ def parse_definition(path):
             if value not in KINDS:
                 raise ExperimentError(f"{where}kind = {value}: expected one of {' '.join(KINDS)}")
             d.kind = value
-        elif key in ("logs", "policies", "patterns", "metrics", "size_bins", "loads",
-                     "ta_speedups", "ratios"):
+        elif key in LISTS or key in list_keys():
             setattr(d, key, value.split())
         elif key == "citation":
             d.citation = value
@@ -226,8 +212,9 @@ def parse_definition(path):
 def validate(d, where):
     if not d.logs:
         raise ExperimentError(f"{where}no logs")
-    if d.kind in ("sc18", "treematch") and not d.patterns:
-        d.patterns = ["mix"]
+    kind = kind_of(d)
+    if kind.default_patterns and not d.patterns:
+        d.patterns = list(kind.default_patterns)
     try:
         policies = policy_names(ROOT)
     except RegistryError as e:
@@ -245,22 +232,19 @@ def validate(d, where):
             raise ExperimentError(f"{where}cluster '{c}': expected one of "
                                   f"{' '.join(clusters_available())}")
     valid_metrics = METRIC_KEYS + ["wait_hours"]
-    if d.kind == "continuous":
+    if kind.uses_metrics:
         check_names("metrics", d.metrics, valid_metrics, where)
     for b in d.size_bins:
         if not re.fullmatch(r"\d+(-\d+)?", b):
             raise ExperimentError(f"{where}size_bins '{b}': expected <n> or <from>-<to>")
-    if d.kind == "sc18":
-        validate_sc18(d, where)
-    elif d.loads != ["1"] or d.ta_speedups != ["none"]:
-        raise ExperimentError(f"{where}loads and ta_speedups are for kind sc18, not {d.kind}")
-    if d.kind == "individual" and not any(k == "INDIVIDUAL" for k, _ in d.params):
-        raise ExperimentError(f"{where}kind individual needs INDIVIDUAL = <jobs run one at "
-                              "a time>")
-    if d.kind == "treematch":
-        validate_treematch(d, where)
-    elif d.ratios:
-        raise ExperimentError(f"{where}ratios are for kind treematch, not {d.kind}")
+    # Each kind in turn: its own checks for the definition's kind; for
+    # another, that none of its lists is set.
+    for k in KINDS.values():
+        if k is kind:
+            k.validate(d, where)
+        elif any(getattr(d, key) != default for key, default in k.lists.items()):
+            raise ExperimentError(f"{where}{' and '.join(k.lists)} are for kind {k.name}, "
+                                  f"not {d.kind}")
 
 
 def find_definition(name_or_path, directory):
@@ -307,8 +291,8 @@ def apply_overrides(d, sets, select=True):
                 raise ExperimentError(f"LOGS={value}: expected some of the definition's "
                                       f"logs: {old}")
             d.logs = value.split()
-        elif key in LIST_OVERRIDES:
-            attr = LIST_OVERRIDES[key]
+        elif key in list_overrides():
+            attr = list_overrides()[key]
             old = " ".join(getattr(d, attr))
             setattr(d, attr, value.split())
         elif key == "BASELINE":
@@ -322,9 +306,10 @@ def apply_overrides(d, sets, select=True):
             d.params = {(k, lg): v for (k, lg), v in d.params.items() if k != key}
             d.params[(key, "")] = value
         else:
-            raise ExperimentError(f"{key}={value}: an experiment takes CLUSTER, POLICIES, "
-                                  f"PATTERNS, BASELINE, LOGS, LOADS, TA_SPEEDUPS, RATIOS and "
-                                  f"{' '.join(PARAMS)}")
+            raise ExperimentError(f"{key}={value}: an experiment takes "
+                                  + ", ".join(["CLUSTER", "POLICIES", "PATTERNS", "BASELINE",
+                                               "LOGS"] + kind_list_names())
+                                  + f" and {' '.join(PARAMS)}")
         if kv in chosen:
             d.overrides.append(f"{key}={value}: the definition's selection for a plain run "
                                f"(FULL=1 runs all: {old})")

@@ -1,12 +1,22 @@
 """Kind individual (the ICPP-W paper's Table 4, individual runs): the same
 drawn jobs one at a time under each policy, measured, applied and
 same-state changes against the baseline.
+
+A definition of kind individual runs every policy once per
+log x pattern with the replay's INDIVIDUAL= (required) and OCCUPY=: the
+same drawn jobs one at a time from the same partly occupied cluster. Its
+table gives each policy's % less execution time than the baseline's run
+over the same jobs (measured, sacct's), what Eq. 7 applied, and the
+same-state costs of the baseline run (as kind shadow) beside the paper's
+paper.improvement_pct.<log>.<pattern>.<policy>.
 """
 
 import csv
 import os
 
 from metrics import eq7
+from .errors import ExperimentError
+from .kind import Kind, no_cost_plot
 from .tables import fmt, improvement, ordering
 
 
@@ -94,3 +104,14 @@ def table_individual(d, runs, t):
         agrees = "-" if o is None or p is None else ("yes" if o == p else "no")
         t.md.append(f"| {log} | {pattern} | {o or '-'} | {p or '-'} | {agrees} |")
     t.md.append("")
+
+
+def validate_individual(d, where):
+    if not any(k == "INDIVIDUAL" for k, _ in d.params):
+        raise ExperimentError(f"{where}kind individual needs INDIVIDUAL = <jobs run one at "
+                              "a time>")
+
+
+# Every policy per log x pattern, the baseline too: its run gives the
+# same-state costs of its pattern.
+KIND = Kind("individual", table_individual, validate=validate_individual, plots=no_cost_plot)

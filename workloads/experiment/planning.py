@@ -11,58 +11,13 @@ import shutil
 from workloads.replay.run_dir import git_revision
 from .definition import ROOT
 from .errors import ExperimentError
-from .sc18 import base_scale, ta_policy
+from .kinds import kind_of
 from .tables import write_atomic
-from .treematch import baseline_once, ratio_value
 
 
 def planned_runs(d):
-    """One replay per log x pattern x policy (continuous; the baseline once
-    per log unless baseline_per_pattern), or one under the baseline per log
-    x pattern (the same-state kinds, which read every policy's cost from it),
-    or (sc18) per log x load one under the baseline (TO) and one under the
-    other policy per TA speed-up scenario, with SCALE = the log's / load."""
-    runs = []
-    if d.kind == "treematch":
-        for log in d.logs:
-            for i, label in enumerate(d.ratios):
-                for policy in d.policies:
-                    if policy == d.baseline and i > 0 and baseline_once(d):
-                        continue
-                    params = dict(d.params_of(log))
-                    params["RATIO"] = repr(ratio_value(label))
-                    runs.append({"log": log, "cluster": d.cluster_of(log),
-                                 "pattern": d.patterns[0], "policy": policy, "params": params})
-        return runs
-    if d.kind == "sc18":
-        for log in d.logs:
-            base = base_scale(d, log)
-            for load in d.loads:
-                params = dict(d.params_of(log))
-                # repr: the shortest text that reads back as the same float.
-                params["SCALE"] = repr(base / float(load))
-                runs.append({"log": log, "cluster": d.cluster_of(log), "pattern": d.patterns[0],
-                             "policy": d.baseline, "params": params})
-                for scenario in d.ta_speedups:
-                    p = dict(params)
-                    if scenario != "none":
-                        p["TA_SPEEDUP"] = scenario
-                    runs.append({"log": log, "cluster": d.cluster_of(log),
-                                 "pattern": d.patterns[0], "policy": ta_policy(d), "params": p})
-        return runs
-    for log in d.logs:
-        for i, pattern in enumerate(d.patterns):
-            every = d.kind in ("continuous", "individual")
-            policies = d.policies if every else [d.baseline]
-            for policy in policies:
-                # individual: the baseline's run gives the same-state
-                # costs of its pattern, so it runs once per pattern.
-                if (d.kind == "continuous" and policy == d.baseline and i > 0
-                        and not d.baseline_per_pattern):
-                    continue
-                runs.append({"log": log, "cluster": d.cluster_of(log), "pattern": pattern,
-                             "policy": policy, "params": d.params_of(log)})
-    return runs
+    """The replays the definition's kind plans (its plan hook: kind.py)."""
+    return kind_of(d).plan(d)
 
 
 def plan(d, exp_id, out, sets=()):

@@ -1,25 +1,21 @@
 """The runs' results: each finished replay read as make report reads it,
 the runs by key, the table's header, and the table of any kind written
-out (table.md, table.csv), with compare's plots.
+out (table.md, table.csv), with its plots; what differs by kind are the
+kind's hooks (kind.py).
 """
 
 import csv
 import io
 import os
 
-from metrics.compare import compare
-from metrics.jobs import fnum, foreign_policy_jobs, job_rows, mark_late_launches, mark_prefill
+from metrics.jobs import foreign_policy_jobs, job_rows, mark_late_launches, mark_prefill
 from metrics.measures import metrics, pauses
 from metrics.run_dir import ReportError, load_run, prefill_ids
 from workloads import faults
-from .continuous import table_continuous
-from .cost_by_size import table_cost_by_size
 from .errors import ExperimentError
-from .individual import table_individual
-from .sc18 import base_scale, sc18_key, table_sc18
-from .shadow import table_shadow
-from .tables import run_for, Table, write_atomic
-from .treematch import table_treematch, treematch_key
+from .kind import key_per_pattern
+from .kinds import kind_of
+from .tables import Table, write_atomic
 
 
 class Run:
@@ -60,7 +56,9 @@ class Run:
 
 
 def load_runs(run_dirs, d=None):
-    """The runs by log, pattern and policy; by log, load and setup (sc18)."""
+    """The runs by the kind's key (log, pattern, policy unless the kind
+    keys them otherwise); without a definition, by log, pattern, policy."""
+    key_of = kind_of(d).run_key if d is not None else key_per_pattern
     runs = {}
     for rd in run_dirs:
         try:
@@ -69,12 +67,7 @@ def load_runs(run_dirs, d=None):
             raise ExperimentError(str(e)) from None
         except (OSError, ValueError, KeyError) as e:
             raise ExperimentError(f"{rd}: not a readable replay ({e})") from None
-        if d is not None and d.kind == "sc18":
-            key = sc18_key(d, r)
-        elif d is not None and d.kind == "treematch":
-            key = treematch_key(d, r)
-        else:
-            key = (r.log, r.pattern, r.policy)
+        key = key_of(d, r)
         if key in runs:
             raise ExperimentError(f"two runs of {'/'.join(key)}: {runs[key].run_id} "
                                   f"and {r.run_id}")
@@ -82,64 +75,16 @@ def load_runs(run_dirs, d=None):
     return runs
 
 
-def pace_text(m):
-    """How a run compressed time: the virtual clock's rate, or SPEEDUP."""
-    if m.get("clock") == "virtual":
-        return f"CLOCK=virtual at rate {fnum(m.get('clock_rate')):g}"
-    return f"SPEEDUP={m['speedup']:g}"
-
-
 def header_md(d, runs, meta):
     out = [f"# Experiment {d.name}" + (f" ({meta['id']})" if meta else ""), "",
            d.description, ""]
-    if runs and d.kind == "sc18":
-        rs = sorted(runs.values(), key=lambda r: r.run_id)
-        m = rs[0].manifest
-        windows = []
-        for log in d.logs:
-            r = next((x for x in rs if x.log == log), None)
-            if r:
-                mm = r.manifest
-                n = mm["jobs"] + mm.get("skipped_too_big", 0)
-                windows.append(f"{log} (`{mm.get('log_file', log)}`, {n} jobs from job "
-                               f"{mm['first']}, sizes / {base_scale(d, log):g} at load 1)")
-        out += [f"Ours: {len(rs)} replays on {m['cluster']} ({m['cluster_nodes']:,} nodes) of "
-                + ", ".join(windows) + f"; {pace_text(m)}, seed {m['seed']}, "
-                f"git {m.get('git_revision', '?')}. Paper: {d.citation}. Times are log time.", ""]
-    elif runs and d.kind == "treematch":
-        rs = sorted(runs.values(), key=lambda r: r.run_id)
-        m = rs[0].manifest
-        first, n = m["first"], m["jobs"]
-        pre = (f" after {m['prefill_jobs']} jobs from before it (log jobs before {first}) "
-               f"filled {m.get('prefill_nodes', 0):,} of the {m['cluster_nodes']:,} nodes "
-               f"(PREFILL={m['prefill']:g})" if m.get("prefill_jobs") else ", no prefill")
-        factor = m.get("runtime_factor")
-        out += [f"Ours: {len(rs)} replays on {m['cluster']} of `{m.get('log_file', m['log'])}`, "
-                f"the workload {n} jobs from job {first} (jobs {first} to {first + n - 1} of "
-                f"the log's replayable jobs){pre}; runtimes x "
-                f"{1 if factor is None else factor:g}, SPARSITY={m.get('sparsity')}, "
-                f"{pace_text(m)}, seed {m['seed']}, git {m.get('git_revision', '?')}. "
-                f"Paper: {d.citation}. Times are log time.", ""]
-    elif runs:
-        rs = sorted(runs.values(), key=lambda r: r.run_id)
-        m = rs[0].manifest
-        out += [f"Ours: {len(rs)} replays, {m['jobs']} jobs each of `{m.get('log_file', m['log'])}`"
-                f"{' (and others)' if len(d.logs) > 1 else ''} from job {m['first']}, "
-                f"{pace_text(m)}, seed {m['seed']}, git {m.get('git_revision', '?')}. "
-                f"Paper: {d.citation}. Times are log time.", ""]
+    kind = kind_of(d)
+    if runs:
+        out += kind.header(d, runs)
     out += ["What differs from the paper's setting:", ""]
     out += [f"- {n}" for n in d.notes] or ["- nothing noted"]
     out += [f"- {o}" for o in d.overrides]
-    if d.kind == "sc18":
-        skipped = sorted({(k[0], float(k[1]), k[1], r.manifest.get("skipped_too_big", 0))
-                          for k, r in runs.items() if r.manifest.get("skipped_too_big")})
-        out += [f"- {n} job{'s' if n != 1 else ''} of the {lg} window larger than the cluster "
-                f"skipped at load x{load}" for lg, _, load, n in skipped]
-    else:
-        skipped = sorted({(r.log, r.manifest.get("skipped_too_big", 0)) for r in runs.values()
-                          if r.manifest.get("skipped_too_big")})
-        out += [f"- {n} jobs of the {lg} window larger than the cluster were skipped"
-                for lg, n in skipped]
+    out += kind.skipped(d, runs)
     incomplete = [r.run_id for r in runs.values() if r.missing]
     if incomplete:
         out += [f"- **incomplete runs** (jobs missing from sacct.json): {', '.join(incomplete)}"]
@@ -173,20 +118,9 @@ def build_table(d, run_dirs, out, meta=None, plots=False):
     runs = load_runs(run_dirs, d)
     t = Table()
     t.md = header_md(d, runs, meta)
-    seed = int(d.params_of(d.logs[0]).get("SEED", 0))
-    if d.kind == "continuous":
-        table_continuous(d, runs, t)
-    elif d.kind == "shadow":
-        table_shadow(d, runs, t, seed)
-    elif d.kind == "individual":
-        table_individual(d, runs, t)
-    elif d.kind == "sc18":
-        table_sc18(d, runs, t)
-    elif d.kind == "treematch":
-        table_treematch(d, runs, t)
-    else:
-        table_cost_by_size(d, runs, t)
-    t.md += plot_section(d, runs, out) if plots else []
+    kind = kind_of(d)
+    kind.table(d, runs, t)
+    t.md += kind.plots(d, runs, out) if plots else []
     os.makedirs(out, exist_ok=True)
     for name, (header, rows) in [("table.csv", (t.csv_header, t.csv_rows))] + \
             sorted(t.more_csv.items()):
@@ -197,26 +131,3 @@ def build_table(d, run_dirs, out, meta=None, plots=False):
         write_atomic(os.path.join(out, name), buf.getvalue())
     write_atomic(os.path.join(out, "table.md"), "\n".join(t.md))
     return runs
-
-
-def plot_section(d, runs, out):
-    """report.py compare's plots (execution and mean wait by policy, per-job
-    times) for each log x pattern of a continuous experiment."""
-    if d.kind in ("sc18", "treematch"):
-        return ["No plot: each run's own plots (utilization over time, wait CDF) are in "
-                "its directory.", ""]
-    if d.kind != "continuous":
-        return ["No plot: report.py has no plot of same-state costs to reuse.", ""]
-    lines = []
-    for log in d.logs:
-        for pattern in d.patterns:
-            group = [run_for(d, runs, log, pattern, p) for p in d.policies]
-            if any(r is None for r in group):
-                continue
-            dest = os.path.join(out, f"compare-{log}-{pattern}")
-            try:
-                compare([r.dir for r in group], dest)
-                lines += [f"![{log} {pattern}](compare-{log}-{pattern}/policies.png)", ""]
-            except Exception as e:  # noqa: BLE001 - a plot is optional; say why not
-                lines += [f"No plot for {log} {pattern}: {type(e).__name__}: {e}", ""]
-    return lines

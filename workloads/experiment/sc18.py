@@ -1,6 +1,19 @@
 """Kind sc18 (the SC18 paper's QoS study): loads and TA speed-up setups,
 the paper's per-minute utilization, makespan and waits by size against
 TO, beside the paper's figures.
+
+A definition of kind sc18 runs, per log, each load level
+(`loads`: job sizes multiplied by it, i.e. SCALE divided by it) under the
+baseline (TO) once and under the other policy (TA) once per entry of
+`ta_speedups` (none, or a TA_SPEEDUP scenario). Its paper figures are
+paper.<metric>.<workload>.<load>.<setup> = <number as printed>, with
+  metric   wait_mean_h|_min, wait_<from>-<to>_h|_min (one of size_bins),
+           wait_increase_h|_min (setup minus TO), utilization_drop_pct
+           (TO minus setup, % of TO), makespan_increase_pct (% of TO);
+  workload the paper's name (aug, sept, ...), '@<machine>' when it is not
+           the definition's cluster (aug@pinot);
+  load     the paper's size multiplier (1, 2, 3);
+  setup    TO, TA, TA-5, TA-10, TA-20, TA-V1, TA-V2.
 """
 
 import math
@@ -12,7 +25,8 @@ from metrics.run_dir import csv_cell
 from workloads import ta_speedup
 from workloads.logs import STUDY_SIZE_DIVISOR
 from .errors import check_names, ExperimentError
-from .tables import bin_of, fmt, num4
+from .kind import Kind
+from .tables import bin_of, fmt, num4, pace_text
 
 
 # sc18: the TA runs' speed-up scenarios (workloads/ta_speedup.py), and the
@@ -102,6 +116,27 @@ def base_scale(d, log):
 
 def ta_policy(d):
     return next(p for p in d.policies if p != d.baseline)
+
+
+def plan_sc18(d):
+    """Per log x load one replay under the baseline (TO) and one under the
+    other policy per TA speed-up scenario, with SCALE = the log's / load."""
+    runs = []
+    for log in d.logs:
+        base = base_scale(d, log)
+        for load in d.loads:
+            params = dict(d.params_of(log))
+            # repr: the shortest text that reads back as the same float.
+            params["SCALE"] = repr(base / float(load))
+            runs.append({"log": log, "cluster": d.cluster_of(log), "pattern": d.patterns[0],
+                         "policy": d.baseline, "params": params})
+            for scenario in d.ta_speedups:
+                p = dict(params)
+                if scenario != "none":
+                    p["TA_SPEEDUP"] = scenario
+                runs.append({"log": log, "cluster": d.cluster_of(log),
+                             "pattern": d.patterns[0], "policy": ta_policy(d), "params": p})
+    return runs
 
 
 def sc18_key(d, r):
@@ -349,15 +384,15 @@ def table_sc18(d, runs, t):
     for key in keys:
         metric, workload, load, setup = key
         label, machine = workload_label(d, workload, load)
-        kind = metric_type(metric)
+        mtype = metric_type(metric)
         qkey, factor, unit, digits = sc18_quantity(metric)
         text, v = d.paper_text[key], d.paper[key]
-        p_to, p_to_cell = paper_to(d, key) if kind == "absolute" else (None, "-")
-        if kind == "absolute":
+        p_to, p_to_cell = paper_to(d, key) if mtype == "absolute" else (None, "-")
+        if mtype == "absolute":
             p_set_cell = f"{text} {unit}".strip()
             p_ratio = ratio_of(v, p_to) if p_to is not None else float("nan")
             p_dir = direction(ratio=p_ratio)
-        elif kind == "change":
+        elif mtype == "change":
             drop = metric == "utilization_drop_pct"
             p_set_cell = f"{text} % drop" if drop else f"+{text} %"
             p_ratio = 1 - v / 100 if drop else 1 + v / 100
@@ -377,7 +412,7 @@ def table_sc18(d, runs, t):
             o_to = s_to[qkey] * factor if s_to else None
             o_set = s_set[qkey] * factor if s_set else None
             o_ratio = ratio_of(o_set, o_to)
-            if kind == "difference":
+            if mtype == "difference":
                 diff = o_set - o_to if o_to is not None and o_set is not None else None
                 o_dir = direction(diff=diff, digits=digits)
                 o_set_cell = (f"{fmt(o_set, digits)} ({fmt(diff, digits, True)})"
@@ -438,3 +473,34 @@ def metric_label(metric):
     if m.group(2):
         return f"mean wait, {m.group(2)}-{m.group(3)} nodes"
     return "mean wait, increase" if m.group(1) == "wait_increase" else "mean wait"
+
+
+def header_sc18(d, runs):
+    """The runs, each log's window and its SCALE at load 1, the pace."""
+    rs = sorted(runs.values(), key=lambda r: r.run_id)
+    m = rs[0].manifest
+    windows = []
+    for log in d.logs:
+        r = next((x for x in rs if x.log == log), None)
+        if r:
+            mm = r.manifest
+            n = mm["jobs"] + mm.get("skipped_too_big", 0)
+            windows.append(f"{log} (`{mm.get('log_file', log)}`, {n} jobs from job "
+                           f"{mm['first']}, sizes / {base_scale(d, log):g} at load 1)")
+    return [f"Ours: {len(rs)} replays on {m['cluster']} ({m['cluster_nodes']:,} nodes) of "
+            + ", ".join(windows) + f"; {pace_text(m)}, seed {m['seed']}, "
+            f"git {m.get('git_revision', '?')}. Paper: {d.citation}. Times are log time.", ""]
+
+
+def skipped_sc18(d, runs):
+    """The jobs larger than the cluster, per log and load."""
+    skipped = sorted({(k[0], float(k[1]), k[1], r.manifest.get("skipped_too_big", 0))
+                      for k, r in runs.items() if r.manifest.get("skipped_too_big")})
+    return [f"- {n} job{'s' if n != 1 else ''} of the {lg} window larger than the cluster "
+            f"skipped at load x{load}" for lg, _, load, n in skipped]
+
+
+# Runs keyed (log, load, setup); one pattern (mix unless given).
+KIND = Kind("sc18", table_sc18, validate=validate_sc18, plan=plan_sc18, run_key=sc18_key,
+            header=header_sc18, skipped=skipped_sc18,
+            lists={"loads": ["1"], "ta_speedups": ["none"]}, default_patterns=["mix"])

@@ -3,10 +3,13 @@ improvement from one baseline replay, through Eq. 7.
 """
 
 from metrics import eq7
+from .kind import Kind, no_cost_plot
 from .tables import fmt, improvement, ordering, run_for, sample_rows
 
 
-def table_shadow(d, runs, t, seed):
+def table_shadow(d, runs, t):
+    # The sample's seed: the first log's SEED.
+    seed = int(d.params_of(d.logs[0]).get("SEED", 0))
     others = [p for p in d.policies if p != d.baseline]
     t.csv_header = ["log", "pattern", "policy", "jobs", "ours_sample_pct", "ours_all_pct",
                     "ours_comm_pct", "paper_pct", "run_id"]
@@ -47,3 +50,8 @@ def table_shadow(d, runs, t, seed):
         agrees = "-" if o is None or p is None else ("yes" if o == p else "no")
         t.md.append(f"| {log} | {pattern} | {o or '-'} | {p or '-'} | {agrees} |")
     t.md.append("")
+
+
+# The baseline alone per log x pattern: every policy's cost is recorded in
+# its run, on the same cluster state.
+KIND = Kind("shadow", table_shadow, plots=no_cost_plot, runs_every_policy=False)

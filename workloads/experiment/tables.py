@@ -1,5 +1,6 @@
 """What every kind's table uses: the run of a log x pattern x policy, % changes,
-numbers as shown, orderings, Eq. 7 improvements, size ranges, the table.
+numbers as shown, orderings, Eq. 7 improvements, size ranges, a run's pace,
+the table.
 """
 
 import math
@@ -7,6 +8,7 @@ import os
 import random
 
 from metrics import eq7
+from metrics.jobs import fnum
 
 
 def write_atomic(path, text):
@@ -23,6 +25,13 @@ def run_for(d, runs, log, pattern, policy):
     if r is None and policy == d.baseline and not d.baseline_per_pattern:
         r = next((runs[(log, p, policy)] for p in d.patterns if (log, p, policy) in runs), None)
     return r
+
+
+def pace_text(m):
+    """How a run compressed time: the virtual clock's rate, or SPEEDUP."""
+    if m.get("clock") == "virtual":
+        return f"CLOCK=virtual at rate {fnum(m.get('clock_rate')):g}"
+    return f"SPEEDUP={m['speedup']:g}"
 
 
 def change(v, base):

@@ -1,5 +1,12 @@
 """Kind treematch (the TreeMatch paper's Table 2, Figs. 5 and 6): each
 strategy per communication ratio against SLURM, beside the paper's.
+
+A definition of kind treematch runs, per log, each policy
+once per communication ratio of `ratios` (fractions p/q, the run's RATIO),
+the baseline (SLURM) once for all when OPTIONS holds denominator=default.
+Its paper figures are paper.<metric>.<log>.<ratio>.<policy> with metric
+makespan_s, utilization_pct, flowtime_gain_s or runtime_gain_s (Figs. 5
+and 6: mean per-job difference, SLURM minus the policy).
 """
 
 import math
@@ -9,7 +16,8 @@ import statistics
 from metrics.jobs import fnum
 from metrics.run_dir import csv_cell
 from .errors import ExperimentError
-from .tables import change, fmt, num4, ordering
+from .kind import Kind
+from .tables import change, fmt, num4, ordering, pace_text
 
 
 # The TreeMatch paper's names of the strategies (Sec. 4.2, 4.3).
@@ -81,6 +89,22 @@ def validate_treematch(d, where):
         if metric.endswith("_gain_s") and policy == d.baseline:
             raise ExperimentError(f"{where}{name}: {metric} compares a strategy with the "
                                   "baseline; the baseline has none")
+
+
+def plan_treematch(d):
+    """Per log each policy once per ratio (RATIO), the baseline once for all
+    ratios when baseline_once."""
+    runs = []
+    for log in d.logs:
+        for i, label in enumerate(d.ratios):
+            for policy in d.policies:
+                if policy == d.baseline and i > 0 and baseline_once(d):
+                    continue
+                params = dict(d.params_of(log))
+                params["RATIO"] = repr(ratio_value(label))
+                runs.append({"log": log, "cluster": d.cluster_of(log),
+                             "pattern": d.patterns[0], "policy": policy, "params": params})
+    return runs
 
 
 def treematch_key(d, r):
@@ -270,3 +294,26 @@ def table_treematch(d, runs, t):
                     f"{'-' if sb is None else ('yes' if sb else 'no')} |")
     t.md += ["", f"The orderings agree in {agree} of {n} comparisons; the best strategy is "
              f"the paper's in {best} of {n}.", ""]
+
+
+def header_treematch(d, runs):
+    """The runs, the workload's window, the prefill, the runtime factor."""
+    rs = sorted(runs.values(), key=lambda r: r.run_id)
+    m = rs[0].manifest
+    first, n = m["first"], m["jobs"]
+    pre = (f" after {m['prefill_jobs']} jobs from before it (log jobs before {first}) "
+           f"filled {m.get('prefill_nodes', 0):,} of the {m['cluster_nodes']:,} nodes "
+           f"(PREFILL={m['prefill']:g})" if m.get("prefill_jobs") else ", no prefill")
+    factor = m.get("runtime_factor")
+    return [f"Ours: {len(rs)} replays on {m['cluster']} of `{m.get('log_file', m['log'])}`, "
+            f"the workload {n} jobs from job {first} (jobs {first} to {first + n - 1} of "
+            f"the log's replayable jobs){pre}; runtimes x "
+            f"{1 if factor is None else factor:g}, SPARSITY={m.get('sparsity')}, "
+            f"{pace_text(m)}, seed {m['seed']}, git {m.get('git_revision', '?')}. "
+            f"Paper: {d.citation}. Times are log time.", ""]
+
+
+# Runs keyed (log, ratio, policy); one pattern (mix unless given).
+KIND = Kind("treematch", table_treematch, validate=validate_treematch, plan=plan_treematch,
+            run_key=treematch_key, header=header_treematch, lists={"ratios": []},
+            default_patterns=["mix"])
