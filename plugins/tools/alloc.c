@@ -38,6 +38,7 @@
 #include "../lib/policy.h"
 #include "../lib/scenario.h"
 #include "../lib/textfile.h"
+#include "../lib/tofa.h"
 
 static void usage(void)
 {
@@ -296,6 +297,53 @@ static void print_allocation(const char *label, const struct tb_topology *t,
 	printf("\n");
 }
 
+static int cmp_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* On a torus (TOFA): "<policy> nodes=<ids> map=<node of process 0>,...
+ * cost=<Eq. 1> hops=<hop-bytes> abort=<probability per attempt>", and
+ * " fallback" when tofa found no clean window (Listing 1.1 l. 12). */
+static int print_torus(const struct tb_scenario *s, enum tb_policy p,
+		       const int *alloc)
+{
+	struct tb_tofa_graph g;
+	struct tb_tofa_eval ev;
+	int n = s->job.nodes, *sorted = malloc(sizeof(int) * (size_t)n);
+	char buf[4096];
+
+	if (!sorted || tb_tofa_graph_build(s->job.matrix, n, &g)) {
+		free(sorted);
+		fprintf(stderr, "tb-alloc: out of memory\n");
+		return 1;
+	}
+	if (tb_tofa_evaluate(s->topo, s->occ->failure_prob, &g, alloc,
+			     s->opts.penalty, &ev)) {
+		free(sorted);
+		tb_tofa_graph_free(&g);
+		fprintf(stderr, "tb-alloc: out of memory\n");
+		return 1;
+	}
+	tb_tofa_graph_free(&g);
+	for (int k = 0; k < n; k++)
+		sorted[k] = alloc[k];
+	qsort(sorted, (size_t)n, sizeof(int), cmp_int);
+	tb_format_index_list(sorted, n, buf, sizeof(buf));
+	free(sorted);
+	printf("%s nodes=%s map=", tb_policy_name(p), buf);
+	for (int k = 0; k < n; k++)
+		printf("%s%d", k ? "," : "", alloc[k]);
+	printf(" cost=%g hops=%g abort=%g", ev.cost, ev.hops, ev.abort);
+	if (p == TB_POLICY_TOFA &&
+	    tb_tofa_window(s->topo, s->occ, s->occ->failure_prob, n) < 0)
+		printf(" fallback");
+	printf("\n");
+	return 0;
+}
+
 static int run_policy(const struct tb_scenario *s, enum tb_policy p, int *alloc)
 {
 	double cost;
@@ -313,6 +361,8 @@ static int run_policy(const struct tb_scenario *s, enum tb_policy p, int *alloc)
 			tb_policy_name(p), tb_status_str(rc), s->job.nodes);
 		return 1;
 	}
+	if (s->topo->torus_node)
+		return print_torus(s, p, alloc);
 	if (tb_allocation_cost_with(s->topo, s->occ, &s->job, &s->opts, alloc,
 				    &cost)) {
 		fprintf(stderr, "tb-alloc: out of memory\n");
