@@ -10,6 +10,24 @@
 #include <limits.h>
 #include <stdlib.h>
 
+/* The family's refusals, in the registry's order: too few free nodes
+ * (as every policy), then no torus to route on. */
+static enum tb_status precheck(const struct tb_topology *t,
+			       const struct tb_occupancy *o, int n)
+{
+	int free_nodes = 0;
+
+	if (n < 1)
+		return TB_EINVAL;
+	if (n > t->n_nodes)
+		return TB_ETOOBIG;
+	for (int k = 0; k < t->n_nodes; k++)
+		free_nodes += o->state[k] == TB_NODE_FREE;
+	if (free_nodes < n)
+		return TB_ENOSPACE;
+	return t->torus_node ? TB_OK : TB_EINVAL;
+}
+
 static enum tb_status map_onto(const struct tb_topology *t, const double *pf,
 			       const struct tb_tofa_graph *g,
 			       const struct tb_options *opts, const int *cand,
@@ -62,10 +80,8 @@ enum tb_status tb_tofa_place(const struct tb_topology *t,
 
 	trace->window = -1;
 	trace->fallback = 0;
-	if (!t->torus_node || n < 1)
-		return TB_EINVAL;
-	if (n > t->n_nodes)
-		return TB_ETOOBIG;
+	if ((rc = precheck(t, o, n)) != TB_OK)
+		return rc;
 	cand = malloc(sizeof(int) * (size_t)t->n_nodes);
 	if (!cand)
 		return TB_ENOMEM;
@@ -183,18 +199,13 @@ enum tb_status tb_policy_tofa_greedy(const struct tb_topology *t,
 	struct tb_tofa_graph g;
 	struct edge_order *ord = NULL;
 	unsigned char *used = NULL;
-	int n = job->nodes, free_nodes = 0;
-	enum tb_status rc = TB_ENOMEM;
+	int n = job->nodes;
+	enum tb_status rc;
 
 	(void)opts;
-	if (!t->torus_node || n < 1)
-		return TB_EINVAL;
-	if (n > t->n_nodes)
-		return TB_ETOOBIG;
-	for (int k = 0; k < t->n_nodes; k++)
-		free_nodes += o->state[k] == TB_NODE_FREE;
-	if (free_nodes < n)
-		return TB_ENOSPACE;
+	if ((rc = precheck(t, o, n)) != TB_OK)
+		return rc;
+	rc = TB_ENOMEM;
 	if (tb_tofa_graph_build(job->matrix, n, &g))
 		return TB_ENOMEM;
 	ord = malloc(sizeof(*ord) * (size_t)(g.n_edges + 1));
