@@ -9,6 +9,14 @@
  * (isolated, SC18) prints "<policy> wait <reason>"; one that finds too few
  * free nodes prints "<policy> -" (reason on stderr).
  *
+ * On a torus scenario (TOFA), each policy prints its nodes, its map (the
+ * node of process 0, 1, ...), Eq. 1's cost, plain hop-bytes and the
+ * probability that an attempt aborts:
+ *
+ *   tofa nodes=3-6 map=3,4,5,6 cost=3 hops=3 abort=0
+ *
+ * and `all` runs default and the policies with the torus trait.
+ *
  * With an 'eval' line, prints the cost of that allocation instead.
  *
  * State mode, for comparing with a running Slurm on the same snapshot:
@@ -441,8 +449,17 @@ int main(int argc, char **argv)
 					 cost, 0);
 		}
 	} else {
-		for (int p = first; p <= last; p++)
+		for (int p = first; p <= last; p++) {
+			/* On a torus, `all` is Slurm's choice and the torus
+			 * policies (TOFA's): the tree policies see it as one
+			 * leaf, where each is first fit. */
+			if (first != last && s->topo->torus_node &&
+			    tb_policy_info((enum tb_policy)p)->family !=
+			    TB_FAMILY_SLURM &&
+			    !tb_policy_has((enum tb_policy)p, TB_TRAIT_TORUS))
+				continue;
 			failed |= run_policy(s, (enum tb_policy)p, alloc);
+		}
 	}
 	free(alloc);
 	tb_scenario_free(s);
