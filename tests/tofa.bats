@@ -54,3 +54,51 @@ tofa-greedy nodes=0-3 map=0,1,2,3 cost=203 hops=3 abort=0.02"
 	assert_failure
 	assert_output "tb-alloc: $f:2: edge: process 9, the job has 4 (0-3)"
 }
+
+@test "torus512: an 8x8x8 torus, node id = x + 8y + 64z, one leaf for Slurm, front ends" {
+	generate torus512
+	local d=$ROOT/build/test-config/torus512
+	run jq -c '[.kind, .torus, (.nodes | length), .switches[0].name, (.switches | length)]' "$d/topology.json"
+	assert_output '["torus",[8,8,8],512,"torus",1]'
+	# Every node's coordinates give back its index, and names follow it.
+	run jq '[.nodes | to_entries[] | select(.value.coord[0] + 8 * .value.coord[1]
+		+ 64 * .value.coord[2] != .key or .value.name != ("t" + (.key | tostring
+		| if length == 1 then "00" + . elif length == 2 then "0" + . else . end)))] | length' \
+		"$d/topology.json"
+	assert_output 0
+	run cat "$d/topology.conf"
+	assert_line "SwitchName=torus Nodes=t[000-511]"
+	run grep -c '^FrontendName=' "$d/slurm.conf"
+	assert_output 4
+	# The library reads it as a torus (tb-alloc's state mode, as the
+	# comparison with Slurm uses it): no matrix, the first clean window.
+	run "$ROOT/build/c/tb-alloc" --topology "$d/topology.json" --busy t000,t001 \
+		--job nodes=3 tofa
+	assert_success
+	assert_output "tofa t002,t003,t004"
+}
+
+@test "Table 1's shapes: four more 512-node tori, coordinates in the shape" {
+	local s d
+	for s in 4x8x16 8x4x16 4x4x32 4x32x4; do
+		generate "torus512-$s"
+		d=$ROOT/build/test-config/torus512-$s
+		run jq -c '[.torus, (.nodes | length), .nodes[511].coord]' "$d/topology.json"
+		IFS=x read -r x y z <<<"$s"
+		assert_output "[[$x,$y,$z],512,[$((x - 1)),$((y - 1)),$((z - 1))]]"
+	done
+}
+
+# generate.py reads definitions from emulated-clusters/ only: the test's
+# definition goes there under a name no machine has, and is removed.
+@test "a torus whose shape does not hold its nodes: one line naming it" {
+	local dir=$BATS_TEST_TMPDIR/defs
+	mkdir -p "$dir"
+	sed 's/^torus .*/torus = 8 8 4/' "$ROOT/emulated-clusters/torus64.cluster" >"$dir/x.cluster"
+	run bash -c "cp '$dir/x.cluster' '$ROOT/emulated-clusters/zz-torus-test.cluster' &&
+		sed -i 's/^name .*/name = zz-torus-test/' '$ROOT/emulated-clusters/zz-torus-test.cluster' &&
+		python3 '$ROOT/emulated-clusters/generate.py' zz-torus-test '$dir/out'; rc=\$?;
+		rm -f '$ROOT/emulated-clusters/zz-torus-test.cluster'; exit \$rc"
+	assert_failure
+	assert_output "error: zz-torus-test: torus 8x8x4: 256 nodes, the definition has 64"
+}
