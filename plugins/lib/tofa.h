@@ -100,6 +100,13 @@ enum tb_status tb_tofa_map_scotch(const struct tb_topology *t,
 /* "7.0.7": the Scotch the library runs (SCOTCH_version). */
 const char *tb_tofa_scotch_version(void);
 
+/* The controller's outage file (tofa_outage.c): "<node name> <pf>" lines.
+ * 0 and *out (t->n_nodes values, malloc'd), or -1 with "<name>:<line>:
+ * <reason>" in err. */
+int tb_outage_parse(const char *text, size_t len, const char *name,
+		    const struct tb_topology *t, double **out, char *err,
+		    size_t errlen);
+
 /* How tofa placed the job. */
 struct tb_tofa_trace {
 	int window;		/* first id of the window, or -1 */

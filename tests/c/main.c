@@ -69,6 +69,7 @@ static const struct tb_test tb_tests[] = {
 	T(test_tofa_greedy_hand),
 	T(test_tofa_refusals_and_errors),
 	T(test_tofa_topology_json),
+	T(test_tofa_outage_file),
 	{ NULL, NULL },
 };
 #undef T

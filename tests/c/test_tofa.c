@@ -318,3 +318,27 @@ void test_tofa_topology_json(void)
 					    sizeof(err)), -1);
 	CHECK(strstr(err, "node b: torus coordinates of another node") != NULL);
 }
+
+void test_tofa_outage_file(void)
+{
+	struct tb_scenario *s = scenario("torus 2 2 1\njob nodes=1\n");
+	const char *good = "# batch 3\nn1 0.02\n\nn3 0\n";
+	const char *bad = "n1 0.02\nn9 0.5\n";
+	const char *big = "n1 2\n";
+	double *pf;
+	char err[256];
+
+	CHECK_EQ(tb_outage_parse(good, strlen(good), "outage.txt", s->topo, &pf,
+				 err, sizeof(err)), 0);
+	CHECK_NEAR(pf[1], 0.02);
+	CHECK_NEAR(pf[0] + pf[2] + pf[3], 0);
+	free(pf);
+	CHECK_EQ(tb_outage_parse(bad, strlen(bad), "outage.txt", s->topo, &pf,
+				 err, sizeof(err)), -1);
+	CHECK(strcmp(err, "outage.txt:2: unknown node 'n9'") == 0);
+	CHECK(pf == NULL);
+	CHECK_EQ(tb_outage_parse(big, strlen(big), "o", s->topo, &pf, err,
+				 sizeof(err)), -1);
+	CHECK(strcmp(err, "o:1: '2': expected a probability from 0 to 1") == 0);
+	tb_scenario_free(s);
+}

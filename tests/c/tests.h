@@ -70,5 +70,6 @@ void test_tofa_scotch_deterministic(void);
 void test_tofa_greedy_hand(void);
 void test_tofa_refusals_and_errors(void);
 void test_tofa_topology_json(void);
+void test_tofa_outage_file(void);
 
 #endif
