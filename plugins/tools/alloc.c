@@ -15,7 +15,8 @@
  *
  *   tofa nodes=3-6 map=3,4,5,6 cost=3 hops=3 abort=0
  *
- * and `all` runs default and the policies with the torus trait.
+ * and `all` runs default and the policies with the torus trait (which
+ * `all` leaves out on any other machine).
  *
  * With an 'eval' line, prints the cost of that allocation instead.
  *
@@ -264,6 +265,10 @@ static int state_mode(int argc, char **argv, const char *words)
 		enum tb_status rc;
 		if (strcmp(policy, "all") && strcmp(policy, tb_policy_name(p)))
 			continue;
+		/* `all` off a torus leaves out the torus policies. */
+		if (!strcmp(policy, "all") && !t->torus_node &&
+		    tb_policy_has((enum tb_policy)p, TB_TRAIT_TORUS))
+			continue;
 		rc = tb_allocate_with((enum tb_policy)p, t, o, &job, &opts,
 				      alloc);
 		if (rc != TB_OK) {
@@ -453,10 +458,15 @@ int main(int argc, char **argv)
 			/* On a torus, `all` is Slurm's choice and the torus
 			 * policies (TOFA's): the tree policies see it as one
 			 * leaf, where each is first fit. */
+			int torus_only = tb_policy_has((enum tb_policy)p,
+						       TB_TRAIT_TORUS);
+
 			if (first != last && s->topo->torus_node &&
 			    tb_policy_info((enum tb_policy)p)->family !=
-			    TB_FAMILY_SLURM &&
-			    !tb_policy_has((enum tb_policy)p, TB_TRAIT_TORUS))
+			    TB_FAMILY_SLURM && !torus_only)
+				continue;
+			/* Off a torus, the torus policies have no routes. */
+			if (first != last && !s->topo->torus_node && torus_only)
 				continue;
 			failed |= run_policy(s, (enum tb_policy)p, alloc);
 		}
