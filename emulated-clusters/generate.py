@@ -6,6 +6,7 @@ an emulated cluster runs on:
                   core by core), replay-friendly scheduler
   topology.conf   the switch tree Slurm's topology plugins read
   topology.json   the same tree for the policy library, with dragonfly fields
+                  or a torus' dimensions and coordinates
   cgroup.conf     cgroups off (front-end emulation runs no real job steps)
   emulators.yml   Compose services that run the front-end slurmd daemons
   cluster.env     a few facts for `make up` and `make status`
@@ -71,8 +72,9 @@ def read_definition(path):
             raise DefinitionError(f"{path}: missing '{key} = ...'")
     if not d["nodes"]:
         raise DefinitionError(f"{path}: no 'nodes = ...' line")
-    if ("tree" in d) == ("dragonfly" in d):
-        raise DefinitionError(f"{path}: give exactly one of 'tree' or 'dragonfly'")
+    if sum(k in d for k in ("tree", "dragonfly", "torus")) != 1:
+        raise DefinitionError(
+            f"{path}: give exactly one of 'tree', 'dragonfly' or 'torus'")
     return d
 
 
@@ -258,6 +260,32 @@ def tree_dragonfly(nodes, spec, leaf_level):
     return switches, levels + ["top"]
 
 
+def torus_shape(defn):
+    """'8 8 8' -> (8, 8, 8): a 3D torus' dimensions X Y Z."""
+    words = defn["torus"].split()
+    if len(words) != 3 or not all(w.isdigit() and int(w) >= 1 for w in words):
+        raise DefinitionError(f"torus = {defn['torus']}: expected three "
+                              "positive numbers X Y Z")
+    return tuple(int(w) for w in words)
+
+
+def tree_torus(nodes, shape):
+    """A 3D torus (TOFA): node i sits at x = i mod X, y = i / X mod Y,
+    z = i / XY, so node id = x + X*y + X*Y*z and Slurm's node order is the
+    paper's sequential order (L577, L610-612). Slurm 24.11 has no torus
+    with wrap-around routes (its 3D plugin exports none, L505-508): Slurm
+    sees one leaf switch of every node, routes live in the library."""
+    x, y, z = shape
+    if len(nodes) != x * y * z:
+        raise DefinitionError(f"torus {x}x{y}x{z}: {x * y * z} nodes, the "
+                              f"definition has {len(nodes)}")
+    for i, n in enumerate(nodes):
+        n["coord"] = [i % x, i // x % y, i // (x * y)]
+    leaf = Switch("torus", 0)
+    leaf.nodes = list(range(len(nodes)))
+    return [leaf], ["torus"]
+
+
 def link_parents(switches):
     for i, s in enumerate(switches):
         for c in s.children:
@@ -276,7 +304,10 @@ def descendant_nodes(switches, i, memo):
 
 def build(defn, topologies_dir):
     nodes = expand_nodes(defn)
-    if "dragonfly" in defn:
+    if "torus" in defn:
+        switches, levels = tree_torus(nodes, torus_shape(defn))
+        kind = "torus"
+    elif "dragonfly" in defn:
         switches, levels = tree_dragonfly(nodes, dragonfly_shape(defn),
                                           defn.get("leaf_level", "chassis"))
         kind = "dragonfly"
@@ -447,12 +478,16 @@ def write_topology_json(f, defn, nodes, switches, levels, kind):
         spec = dict(dragonfly_shape(defn))
         spec["leaf_level"] = defn.get("leaf_level", "chassis")
         f.write(f'  "dragonfly": {json.dumps(spec)},\n')
+    if kind == "torus":
+        f.write(f'  "torus": {json.dumps(list(torus_shape(defn)))},\n')
     f.write(f'  "assumed": {json.dumps(defn.get("assumed", "").split())},\n')
     f.write('  "nodes": [\n')
     for i, n in enumerate(nodes):
         rec = {"name": n["name"], "cores": n["cores"]}
         if kind == "dragonfly":
             rec.update(router=n["router"], chassis=n["chassis"], group=n["group"])
+        if kind == "torus":
+            rec["coord"] = n["coord"]
         f.write("    " + json.dumps(rec, separators=(",", ":"))
                 + ("," if i + 1 < len(nodes) else "") + "\n")
     f.write("  ],\n")

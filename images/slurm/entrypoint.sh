@@ -10,7 +10,8 @@ log() { printf '%s %s: %s\n' "$(date +%H:%M:%S)" "$role" "$*"; }
 
 link_config() {
 	local f
-	for f in slurm.conf topology.conf topology.json cgroup.conf; do
+	# outage.txt (TOFA's pf per node) may not exist yet: the link waits.
+	for f in slurm.conf topology.conf topology.json cgroup.conf outage.txt; do
 		ln -sf "$CLUSTER_DIR/$f" "/etc/slurm/$f"
 	done
 }

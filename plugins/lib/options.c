@@ -11,6 +11,7 @@ struct option_key {
 
 enum {
 	KEY_EQ3, KEY_RATIO, KEY_FIT, KEY_SPLIT, KEY_DENOMINATOR, KEY_RANKS,
+	KEY_MAPPER, KEY_PENALTY,
 	N_KEYS
 };
 static const struct option_key keys[N_KEYS] = {
@@ -20,6 +21,8 @@ static const struct option_key keys[N_KEYS] = {
 	[KEY_SPLIT] = { "split", { "halve", "pow2" } },
 	[KEY_DENOMINATOR] = { "denominator", { "default1905", "default" } },
 	[KEY_RANKS] = { "ranks", { "taken", "index" } },
+	[KEY_MAPPER] = { "mapper", { "scotch", "exact" } },
+	[KEY_PENALTY] = { "penalty", { "101", "100" } },
 };
 
 static int get(const struct tb_options *o, int key)
@@ -30,6 +33,8 @@ static int get(const struct tb_options *o, int key)
 	case KEY_FIT: return o->fit == TB_FITRULE_QUIET;
 	case KEY_SPLIT: return o->split == TB_SPLIT_POW2;
 	case KEY_DENOMINATOR: return o->denominator == TB_DENOM_DEFAULT;
+	case KEY_MAPPER: return o->mapper == TB_MAPPER_EXACT;
+	case KEY_PENALTY: return o->penalty == TB_PENALTY_100;
 	default: return o->ranks == TB_RANKS_INDEX;
 	}
 }
@@ -52,6 +57,12 @@ static void set(struct tb_options *o, int key, int v)
 	case KEY_DENOMINATOR:
 		o->denominator = v ? TB_DENOM_DEFAULT : TB_DENOM_DEFAULT1905;
 		break;
+	case KEY_MAPPER:
+		o->mapper = v ? TB_MAPPER_EXACT : TB_MAPPER_SCOTCH;
+		break;
+	case KEY_PENALTY:
+		o->penalty = v ? TB_PENALTY_100 : TB_PENALTY_101;
+		break;
 	default:
 		o->ranks = v ? TB_RANKS_INDEX : TB_RANKS_TAKEN;
 		break;
@@ -67,6 +78,8 @@ struct tb_options tb_options_default(void)
 		.split = TB_SPLIT_HALVE,
 		.denominator = TB_DENOM_DEFAULT1905,
 		.ranks = TB_RANKS_TAKEN,
+		.mapper = TB_MAPPER_SCOTCH,
+		.penalty = TB_PENALTY_101,
 	};
 }
 
@@ -97,7 +110,8 @@ static int set_word(struct tb_options *o, const char *w, size_t n, char *err,
 	}
 	if (err && errlen)
 		snprintf(err, errlen, "unknown option '%.*s' (eq3, ratio, fit, "
-			 "split, denominator, ranks; key=value)", (int)n, w);
+			 "split, denominator, ranks, mapper, penalty; "
+			 "key=value)", (int)n, w);
 	return -1;
 }
 

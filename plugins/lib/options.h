@@ -36,6 +36,14 @@
  *                        aligned; index: node index order, in which Slurm
  *                        lays out a job's tasks by default and in which a
  *                        select/linear bitmap is walked.
+ *   mapper=scotch|exact  how TOFA (tofa, scotch0) maps a job's graph onto
+ *                        the nodes it chose: Debian's Scotch (the paper's,
+ *                        Listing 1.1 l. 12-15), or every injective map,
+ *                        the cheapest first in lexicographic order (tests;
+ *                        at most 8 processes and 40,320 maps).
+ *   penalty=101|100      Eq. 1's cost of a torus link with a risky end (pf
+ *                        > 0): c + 100c as the formula prints it (L312),
+ *                        or 100 instead of 1 as the prose says (L318).
  *
  * Text form: words key=value separated by spaces or commas, e.g.
  * "eq3=path fit=quiet"; keys not given keep their value.
@@ -51,6 +59,8 @@ enum tb_fit_rule { TB_FITRULE_BESTFIT, TB_FITRULE_QUIET };
 enum tb_split_form { TB_SPLIT_HALVE, TB_SPLIT_POW2 };
 enum tb_denominator { TB_DENOM_DEFAULT1905, TB_DENOM_DEFAULT };
 enum tb_rank_order { TB_RANKS_TAKEN, TB_RANKS_INDEX };
+enum tb_mapper { TB_MAPPER_SCOTCH, TB_MAPPER_EXACT };
+enum tb_penalty { TB_PENALTY_101, TB_PENALTY_100 };
 
 struct tb_options {
 	enum tb_eq3_form eq3;
@@ -59,6 +69,8 @@ struct tb_options {
 	enum tb_split_form split;
 	enum tb_denominator denominator;
 	enum tb_rank_order ranks;
+	enum tb_mapper mapper;		/* TOFA */
+	enum tb_penalty penalty;	/* TOFA, Eq. 1 */
 };
 
 /* The paper's form of everything. */
@@ -70,7 +82,7 @@ int tb_options_parse(const char *text, struct tb_options *o, char *err,
 		     size_t errlen);
 
 /* "eq3=pair ratio=eq1 fit=bestfit split=halve denominator=default1905
- * ranks=taken"; returns what snprintf returns. */
+ * ranks=taken mapper=scotch penalty=101"; returns what snprintf returns. */
 int tb_options_format(const struct tb_options *o, char *buf, size_t len);
 
 #endif

@@ -16,10 +16,11 @@ static const char *const family_names[TB_FAMILY_COUNT] = {
 	[TB_FAMILY_ICPP] = "icpp",
 	[TB_FAMILY_SC18] = "sc18",
 	[TB_FAMILY_TREEMATCH] = "treematch",
+	[TB_FAMILY_TOFA] = "tofa",
 };
 
 static const char *const trait_names[TB_TRAIT_COUNT] = {
-	"matrix", "wait", "cores", "options",
+	"matrix", "wait", "cores", "options", "torus",
 };
 
 const struct tb_policy_info *tb_policy_info(enum tb_policy p)

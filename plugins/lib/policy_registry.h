@@ -49,6 +49,7 @@ enum tb_family {
 	TB_FAMILY_ICPP,		/* ICPP-W 2020, communication-aware */
 	TB_FAMILY_SC18,		/* SC18, interference-free */
 	TB_FAMILY_TREEMATCH,	/* IJHPCA 2018, TreeMatch job mapping */
+	TB_FAMILY_TOFA,		/* TOFA preprint, torus + faults */
 	TB_FAMILY_COUNT
 };
 
@@ -64,8 +65,10 @@ enum tb_trait {
 	TB_TRAIT_CORES = 1 << 2,
 	/* Reads the named readings of the papers (options.h). */
 	TB_TRAIT_OPTIONS = 1 << 3,
+	/* Needs a torus machine (topology.h's torus; TB_EINVAL without). */
+	TB_TRAIT_TORUS = 1 << 4,
 };
-#define TB_TRAIT_COUNT 4
+#define TB_TRAIT_COUNT 5
 
 struct tb_policy_info {
 	const char *name;
@@ -84,9 +87,9 @@ const char *tb_policy_name(enum tb_policy p);
 int tb_policy_parse(const char *name, enum tb_policy *out);
 /* Whether p has every trait of traits (0 when p is not a policy). */
 int tb_policy_has(enum tb_policy p, unsigned traits);
-/* "slurm", "icpp", "sc18", "treematch"; "?" for another value. */
+/* "slurm", "icpp", "sc18", "treematch", "tofa"; "?" for another value. */
 const char *tb_family_name(enum tb_family f);
-/* "matrix", "wait", "cores", "options": the name of one trait bit; NULL
+/* "matrix", "wait", "cores", "options", "torus": the name of one trait bit; NULL
  * for another value. */
 const char *tb_trait_name(enum tb_trait t);
 /*

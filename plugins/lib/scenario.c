@@ -30,6 +30,12 @@ struct running_line {
 	int line;
 };
 
+struct pf_item {
+	int node;
+	double pf;
+	int line;
+};
+
 struct builder {
 	const char *name;
 	char *err;
@@ -43,6 +49,16 @@ struct builder {
 	long total_nodes;
 	struct running_line *running;
 	int n_running;
+	int torus[3];		/* 0 0 0: no torus line */
+	int torus_line;
+	int *busy;		/* busy lines' node ids, line by line */
+	int n_busy;
+	int *busy_line;
+	struct pf_item *pf;
+	int n_pf;
+	struct tb_matrix_entry *edges;
+	int n_edges;
+	int *edge_line;
 };
 
 static int fail(struct builder *b, const char *fmt, ...)
@@ -251,6 +267,197 @@ static int build_running(struct builder *b)
 	return 0;
 }
 
+/* torus X Y Z */
+static int torus_line(struct builder *b, char **w, int n)
+{
+	if (b->torus[0])
+		return fail(b, "a second 'torus' line");
+	if (n != 4)
+		return fail(b, "expected 'torus <X> <Y> <Z>'");
+	for (int d = 0; d < 3; d++)
+		if (tb_parse_int(w[d + 1], 1, 4096, &b->torus[d]))
+			return fail(b, "torus: '%s' is not a number from 1 to 4096",
+				    w[d + 1]);
+	if ((long)b->torus[0] * b->torus[1] * b->torus[2] > TB_SCENARIO_MAX_NODES)
+		return fail(b, "more than %d nodes in all", TB_SCENARIO_MAX_NODES);
+	b->torus_line = b->line;
+	return 0;
+}
+
+/* busy <ids>, risky <ids>: node indexes, checked in build(). */
+static int id_list_line(struct builder *b, char **w, int n, int risky)
+{
+	int *ids, count;
+
+	if (n != 2)
+		return fail(b, "expected '%s <node ids like 4,5,11>'", w[0]);
+	if (tb_parse_index_list(w[1], TB_SCENARIO_MAX_NODES, &ids, &count))
+		return fail(b, "%s: '%s': expected node ids like 0-3,9", w[0], w[1]);
+	for (int k = 0; k < count; k++) {
+		if (risky) {
+			struct pf_item *np = realloc(b->pf, sizeof(*np) *
+						     (size_t)(b->n_pf + 1));
+			if (!np) {
+				free(ids);
+				return fail(b, "out of memory");
+			}
+			b->pf = np;
+			/* L705: the paper's outage probability, 2 %. */
+			b->pf[b->n_pf++] = (struct pf_item){ ids[k], 0.02, b->line };
+		} else {
+			int *nb = realloc(b->busy, sizeof(int) * (size_t)(b->n_busy + 1));
+			int *nl = nb ? realloc(b->busy_line, sizeof(int) *
+					       (size_t)(b->n_busy + 1)) : NULL;
+			if (nb)
+				b->busy = nb;
+			if (!nb || !nl) {
+				free(ids);
+				return fail(b, "out of memory");
+			}
+			b->busy_line = nl;
+			b->busy[b->n_busy] = ids[k];
+			b->busy_line[b->n_busy++] = b->line;
+		}
+	}
+	free(ids);
+	return 0;
+}
+
+/* pf <id> <probability> */
+static int pf_line(struct builder *b, char **w, int n)
+{
+	struct pf_item *np;
+	char *end;
+	double v;
+	int node;
+
+	if (n != 3)
+		return fail(b, "expected 'pf <node id> <probability>'");
+	if (tb_parse_int(w[1], 0, TB_SCENARIO_MAX_NODES - 1, &node))
+		return fail(b, "pf: '%s' is not a node id", w[1]);
+	errno = 0;
+	v = strtod(w[2], &end);
+	if (errno || *end || end == w[2] || !isfinite(v) || v < 0 || v > 1)
+		return fail(b, "pf: '%s': expected a probability from 0 to 1", w[2]);
+	np = realloc(b->pf, sizeof(*np) * (size_t)(b->n_pf + 1));
+	if (!np)
+		return fail(b, "out of memory");
+	b->pf = np;
+	b->pf[b->n_pf++] = (struct pf_item){ node, v, b->line };
+	return 0;
+}
+
+/* edge <process> <process> <weight> */
+static int edge_line(struct builder *b, char **w, int n)
+{
+	struct tb_matrix_entry *ne;
+	int *nl, from, to;
+	char *end;
+	double v;
+
+	if (n != 4)
+		return fail(b, "expected 'edge <process> <process> <weight>'");
+	if (tb_parse_int(w[1], 0, TB_SCENARIO_MAX_NODES - 1, &from) ||
+	    tb_parse_int(w[2], 0, TB_SCENARIO_MAX_NODES - 1, &to))
+		return fail(b, "edge: '%s %s': expected two process numbers", w[1], w[2]);
+	if (from == to)
+		return fail(b, "edge: a process with itself (%d)", from);
+	errno = 0;
+	v = strtod(w[3], &end);
+	if (errno || *end || end == w[3] || !isfinite(v) || v <= 0)
+		return fail(b, "edge: weight '%s': expected a number above 0", w[3]);
+	ne = realloc(b->edges, sizeof(*ne) * (size_t)(b->n_edges + 1));
+	if (!ne)
+		return fail(b, "out of memory");
+	b->edges = ne;
+	nl = realloc(b->edge_line, sizeof(int) * (size_t)(b->n_edges + 1));
+	if (!nl)
+		return fail(b, "out of memory");
+	b->edge_line = nl;
+	b->edges[b->n_edges] = (struct tb_matrix_entry){ from, to, v };
+	b->edge_line[b->n_edges++] = b->line;
+	return 0;
+}
+
+/* The torus' nodes under one leaf switch, coordinates from the id. */
+static int build_torus_nodes(struct builder *b)
+{
+	struct tb_topology *t = b->s->topo;
+	int X = b->torus[0], Y = b->torus[1], Z = b->torus[2];
+	char name[32], why[200];
+
+	b->line = b->torus_line;
+	if (t->n_switches)
+		return fail(b, "a 'torus' line and 'leaf' or 'switch' lines: one machine or the other");
+	if (tb_topology_add_switch(t, "torus", NULL))
+		return fail(b, "out of memory");
+	for (int id = 0; id < X * Y * Z; id++) {
+		struct tb_node *nd;
+
+		snprintf(name, sizeof(name), "n%d", id);
+		if (tb_topology_add_node(t, name, 0, 1))
+			return fail(b, "out of memory");
+		nd = &t->nodes[id];
+		nd->coord[0] = id % X;
+		nd->coord[1] = id / X % Y;
+		nd->coord[2] = id / (X * Y);
+	}
+	if (tb_topology_finish(t, why, sizeof(why)) ||
+	    tb_topology_set_torus(t, X, Y, Z, why, sizeof(why)))
+		return fail(b, "%s", why);
+	return 0;
+}
+
+/* busy, pf and edge lines onto the built machine and job. */
+static int build_torus_state(struct builder *b)
+{
+	struct tb_scenario *s = b->s;
+	struct tb_occupancy *o = s->occ;
+
+	for (int k = 0; k < b->n_busy; k++) {
+		b->line = b->busy_line[k];
+		if (b->busy[k] >= o->n_nodes)
+			return fail(b, "busy: node %d, the machine has %d",
+				    b->busy[k], o->n_nodes);
+		if (o->state[b->busy[k]] != TB_NODE_FREE)
+			return fail(b, "busy: node %d is busy already", b->busy[k]);
+		o->state[b->busy[k]] = TB_NODE_BUSY;
+	}
+	if (b->n_pf) {
+		o->failure_prob = calloc((size_t)o->n_nodes, sizeof(double));
+		if (!o->failure_prob)
+			return fail(b, "out of memory");
+	}
+	for (int k = 0; k < b->n_pf; k++) {
+		b->line = b->pf[k].line;
+		if (b->pf[k].node >= o->n_nodes)
+			return fail(b, "node %d, the machine has %d",
+				    b->pf[k].node, o->n_nodes);
+		o->failure_prob[b->pf[k].node] = b->pf[k].pf;
+	}
+	if (!b->n_edges)
+		return 0;
+	for (int k = 0; k < b->n_edges; k++) {
+		b->line = b->edge_line[k];
+		if (!s->has_job)
+			return fail(b, "edge lines need a 'job' line");
+		if (b->edges[k].from >= s->job.nodes || b->edges[k].to >= s->job.nodes)
+			return fail(b, "edge: process %d, the job has %d (0-%d)",
+				    b->edges[k].from >= s->job.nodes ?
+				    b->edges[k].from : b->edges[k].to,
+				    s->job.nodes, s->job.nodes - 1);
+	}
+	s->matrix = calloc(1, sizeof(*s->matrix));
+	if (!s->matrix)
+		return fail(b, "out of memory");
+	s->matrix->ranks = s->job.nodes;
+	s->matrix->n = (size_t)b->n_edges;
+	s->matrix->entries = b->edges;
+	b->edges = NULL;
+	s->job.matrix = s->matrix;
+	return 0;
+}
+
 static int eval_line(struct builder *b, char **w, int n)
 {
 	if (b->eval)
@@ -298,6 +505,11 @@ static int build(struct builder *b)
 	int node = 0, *taken_in_leaf;
 	char name[96];
 
+	if (b->torus[0]) {
+		if (build_torus_nodes(b))
+			return -1;
+		goto nodes_built;
+	}
 	for (int i = 0; i < b->n_leaves; i++) {
 		int leaf = tb_switch_find(s->topo, b->leaves[i].name);
 		for (int k = 0; k < b->leaves[i].nodes; k++) {
@@ -320,6 +532,7 @@ static int build(struct builder *b)
 		snprintf(why, sizeof(why), "%s", b->err);
 		return fail(b, "%s", why);
 	}
+nodes_built:
 	s->occ = tb_occupancy_new(s->topo->n_nodes);
 	if (!s->occ)
 		return fail(b, "out of memory");
@@ -331,7 +544,7 @@ static int build(struct builder *b)
 				s->occ->state[node] = TB_NODE_BUSY;
 		}
 	}
-	if (build_running(b))
+	if (build_running(b) || build_torus_state(b))
 		return -1;
 	if (!b->eval)
 		return 0;
@@ -375,6 +588,11 @@ static void free_running(struct builder *b)
 	for (int j = 0; j < b->n_running; j++)
 		free(b->running[j].nodes);
 	free(b->running);
+	free(b->busy);
+	free(b->busy_line);
+	free(b->pf);
+	free(b->edges);
+	free(b->edge_line);
 }
 
 int tb_scenario_parse(const char *text, size_t len, const char *name,
@@ -422,8 +640,18 @@ int tb_scenario_parse(const char *text, size_t len, const char *name,
 			rc = options_line(&b, w, n);
 		else if (!strcmp(w[0], "running"))
 			rc = running_line(&b, w, n);
+		else if (!strcmp(w[0], "torus"))
+			rc = torus_line(&b, w, n);
+		else if (!strcmp(w[0], "busy"))
+			rc = id_list_line(&b, w, n, 0);
+		else if (!strcmp(w[0], "risky"))
+			rc = id_list_line(&b, w, n, 1);
+		else if (!strcmp(w[0], "pf"))
+			rc = pf_line(&b, w, n);
+		else if (!strcmp(w[0], "edge"))
+			rc = edge_line(&b, w, n);
 		else
-			rc = fail(&b, "unknown keyword '%s' (leaf, switch, job, eval, options, running)", w[0]);
+			rc = fail(&b, "unknown keyword '%s' (leaf, switch, job, eval, options, running, torus, busy, risky, pf, edge)", w[0]);
 		if (rc)
 			goto bad;
 	}
@@ -471,6 +699,7 @@ void tb_scenario_free(struct tb_scenario *s)
 		return;
 	tb_topology_free(s->topo);
 	tb_occupancy_free(s->occ);
+	tb_matrix_free(s->matrix);
 	free(s->eval_alloc);
 	free(s);
 }

@@ -23,6 +23,21 @@
  * they become busy (comm=1: communication-intensive; default 0) and the
  * occupancy records which job holds them (occupancy.h, `job`), which the
  * isolated policy (SC18) needs.
+ *
+ * A 3D torus (TOFA) instead of leaves:
+ *
+ *   torus 4 4 1          # dimensions X Y Z; node id = x + X*y + X*Y*z
+ *   busy 4,5,11          # busy node ids (repeatable)
+ *   risky 1              # node ids with pf = 0.02, the paper's (L705)
+ *   pf 1 0.02            # or one node's pf, from 0 to 1 (repeatable)
+ *   edge 0 1 1           # the job's graph: process, process, weight
+ *   job nodes=4
+ *
+ * The torus is one leaf switch of all its nodes (Slurm's view of it in
+ * the emulated clusters, see docs/policies.md); its nodes are named n<id>.
+ * `edge` lines make the job's matrix (one entry per line, processes from
+ * 0 to nodes-1; the pair's weight whatever its direction); `busy`, `pf`
+ * and `risky` also work on leaves (node indexes as in `running`).
  */
 #ifndef TB_SCENARIO_H
 #define TB_SCENARIO_H
@@ -30,6 +45,7 @@
 #include <stddef.h>
 
 #include "job.h"
+#include "matrix.h"
 #include "occupancy.h"
 #include "options.h"
 #include "topology.h"
@@ -45,6 +61,7 @@ struct tb_scenario {
 	int *eval_alloc;
 	struct tb_options opts;	/* the paper's form unless an options line */
 	int has_options;
+	struct tb_matrix *matrix;	/* from edge lines, or NULL */
 };
 
 /* Returns 0, or -1 with "<name>:<line>: <reason>" in err. */

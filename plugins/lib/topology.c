@@ -41,7 +41,56 @@ void tb_topology_free(struct tb_topology *t)
 	free(t->leaf_rank);
 	free(t->lca_level);
 	free(t->switch_slots);
+	free(t->torus_node);
 	free(t);
+}
+
+int tb_topology_set_torus(struct tb_topology *t, int x, int y, int z,
+			  char *err, size_t errlen)
+{
+	int dims[3] = { x, y, z }, *at;
+	long size = (long)x * y * z;
+
+	if (x < 1 || y < 1 || z < 1 || x > 4096 || y > 4096 || z > 4096 ||
+	    size != t->n_nodes) {
+		if (err && errlen)
+			snprintf(err, errlen, "torus %dx%dx%d: expected three "
+				 "dimensions from 1 to 4096 whose product is "
+				 "the %d nodes", x, y, z, t->n_nodes);
+		return -1;
+	}
+	at = malloc(sizeof(int) * (size_t)size);
+	if (!at)
+		return err_set(err, errlen, "out of memory%s", NULL);
+	for (long k = 0; k < size; k++)
+		at[k] = -1;
+	for (int i = 0; i < t->n_nodes; i++) {
+		const int *c = t->nodes[i].coord;
+		long k;
+
+		for (int d = 0; d < 3; d++) {
+			if (c[d] < 0 || c[d] >= dims[d]) {
+				free(at);
+				return err_set(err, errlen, "node %s: torus "
+					       "coordinates missing or out of "
+					       "range", t->nodes[i].name);
+			}
+		}
+		k = c[0] + (long)x * c[1] + (long)x * y * c[2];
+		if (at[k] >= 0) {
+			free(at);
+			return err_set(err, errlen, "node %s: torus "
+				       "coordinates of another node",
+				       t->nodes[i].name);
+		}
+		at[k] = i;
+	}
+	free(t->torus_node);
+	t->torus_node = at;
+	t->torus[0] = x;
+	t->torus[1] = y;
+	t->torus[2] = z;
+	return 0;
 }
 
 /* FNV-1a, then MurmurHash3's finaliser: the index takes the low bits, and
@@ -396,6 +445,45 @@ static int load_switches(struct tb_topology *t, const struct tb_json *sw,
 	return 0;
 }
 
+/* A torus node's "coord": [x, y, z] (absent: not a torus node). */
+static int load_coord(struct tb_node *node, const struct tb_json *c)
+{
+	if (!c)
+		return 0;
+	if (c->type != TB_JSON_ARRAY || c->count != 3)
+		return -1;
+	for (int d = 0; d < 3; d++) {
+		double v = c->items[d].number;
+
+		if (c->items[d].type != TB_JSON_NUMBER || v < 0 || v > 1e6 ||
+		    v != (int)v)
+			return -1;
+		node->coord[d] = (int)v;
+	}
+	return 0;
+}
+
+/* The machine's "torus": [X, Y, Z], if any (generate.py's torus kind). */
+static int load_torus(struct tb_topology *t, const struct tb_json *doc,
+		      char *err, size_t errlen)
+{
+	const struct tb_json *d = tb_json_get(doc, "torus");
+	int dims[3];
+
+	if (!d)
+		return 0;
+	if (d->type != TB_JSON_ARRAY || d->count != 3)
+		return err_set(err, errlen, "'torus' is not [X, Y, Z]%s", NULL);
+	for (int k = 0; k < 3; k++) {
+		if (d->items[k].type != TB_JSON_NUMBER ||
+		    d->items[k].number < 1 || d->items[k].number > 4096)
+			return err_set(err, errlen, "'torus' is not [X, Y, Z] "
+				       "of whole numbers from 1 to 4096%s", NULL);
+		dims[k] = (int)d->items[k].number;
+	}
+	return tb_topology_set_torus(t, dims[0], dims[1], dims[2], err, errlen);
+}
+
 /* Leaves list their nodes by index; a node must be under exactly one leaf. */
 static int load_nodes(struct tb_topology *t, const struct tb_json *nodes,
 		      const struct tb_json *sw, char *err, size_t errlen)
@@ -444,6 +532,11 @@ static int load_nodes(struct tb_topology *t, const struct tb_json *nodes,
 		node->router = json_int(n, "router", -1);
 		node->chassis = json_int(n, "chassis", -1);
 		node->group = json_int(n, "group", -1);
+		if (load_coord(node, tb_json_get(n, "coord"))) {
+			free(leaf_of);
+			return err_set(err, errlen, "node %s: 'coord' is not "
+				       "three whole numbers from 0", name->string);
+		}
 	}
 	free(leaf_of);
 	return 0;
@@ -482,7 +575,8 @@ int tb_topology_from_json_text(const char *text, size_t len,
 	}
 	if (load_switches(t, sw, err, errlen) ||
 	    load_nodes(t, nodes, sw, err, errlen) ||
-	    tb_topology_finish(t, err, errlen)) {
+	    tb_topology_finish(t, err, errlen) ||
+	    load_torus(t, &doc, err, errlen)) {
 		tb_json_free(&doc);
 		tb_topology_free(t);
 		return -1;

@@ -47,6 +47,11 @@ struct tb_topology {
 	 * tb_topology_add_switch, the only way switches are added. */
 	int *switch_slots;	/* switch index, or -1 for an empty slot */
 	int n_switch_slots;	/* 0 (no switch yet) or a power of two */
+	/* A 3D torus (TOFA): dimensions X Y Z, all 0 when the machine is no
+	 * torus; the node at (x, y, z) is torus_node[x + X*y + X*Y*z]. Set
+	 * by tb_topology_set_torus from the nodes' coord[0..2]. */
+	int torus[3];
+	int *torus_node;
 };
 
 /* Reads the project's topology JSON (emulated-clusters/generate.py).
@@ -70,6 +75,12 @@ int tb_topology_add_node(struct tb_topology *t, const char *name, int leaf,
 int tb_topology_finish(struct tb_topology *t, char *err, size_t errlen);
 
 void tb_topology_free(struct tb_topology *t);
+
+/* Makes t a 3D torus of x * y * z nodes (each at least 1): every node's
+ * coord[0..2] must be set, in range, and no two alike. 0, or -1 with a
+ * one-line reason in err (t unchanged). */
+int tb_topology_set_torus(struct tb_topology *t, int x, int y, int z,
+			  char *err, size_t errlen);
 
 /* Index of the switch of that name, or -1. */
 int tb_switch_find(const struct tb_topology *t, const char *name);

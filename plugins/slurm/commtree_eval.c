@@ -44,6 +44,7 @@
 #include "../lib/options.h"
 #include "../lib/policy.h"
 #include "../lib/profile.h"
+#include "../lib/tofa.h"
 #include "../lib/treematch.h"
 
 /* slurmctld defines job_list; slurmd and the clients load this plugin too
@@ -63,6 +64,7 @@ extern void commtree_free_topology(void)
 	xfree(slurm_of);
 	xfree(topo_of);
 	topo_of_count = 0;
+	commtree_outage_free();
 }
 
 extern void commtree_load_topology(void)
@@ -163,6 +165,9 @@ static struct tb_occupancy *_snapshot(topology_eval_t *topo_eval)
 	}
 	if (job_list)
 		list_for_each(job_list, _mark_job, &args);
+	/* TOFA's pf, on a torus only (outage.txt). */
+	if (topo->torus_node)
+		occ->failure_prob = commtree_outage_pf(topo);
 	return occ;
 }
 
@@ -200,6 +205,44 @@ static double _actual_cost(const struct tb_occupancy *occ,
 	return cost;
 }
 
+/*
+ * On a torus (TOFA), the record's torus fields for the ranks as they run
+ * (rank_nodes: the policy's map when Slurm gave its nodes, else Slurm's
+ * nodes in index order): Eq. 1's cost, plain hop-bytes, the abort
+ * probability of one attempt, the risky nodes, the Scotch version.
+ */
+static void _record_torus(char **text, const struct tb_occupancy *occ,
+			  const struct tb_job *job,
+			  const struct tb_matrix *matrix, bitstr_t *node_map,
+			  const int *rank_nodes)
+{
+	struct tb_tofa_graph g;
+	struct tb_tofa_eval ev;
+	int *map = xcalloc(job->nodes, sizeof(int)), n = 0, risky = 0;
+
+	if (rank_nodes) {
+		memcpy(map, rank_nodes, job->nodes * sizeof(int));
+		n = job->nodes;
+	} else {
+		for (int i = 0; (i = bit_ffs_from_bit(node_map, i)) >= 0 &&
+		     n < job->nodes; i++)
+			if (i < topo_of_count && topo_of[i] >= 0)
+				map[n++] = topo_of[i];
+	}
+	for (int k = 0; occ->failure_prob && k < topo->n_nodes; k++)
+		risky += tb_tofa_risky(occ->failure_prob, k);
+	if (n == job->nodes && !tb_tofa_graph_build(matrix, n, &g)) {
+		if (!tb_tofa_evaluate(topo, occ->failure_prob, &g, map,
+				      commtree_options().penalty, &ev))
+			xstrfmtcat(*text, ";tofa_cost=%.6g;tofa_hops=%.6g;tofa_abort=%.6g",
+				   ev.cost, ev.hops, ev.abort);
+		tb_tofa_graph_free(&g);
+	}
+	xstrfmtcat(*text, ";risky_nodes=%d;scotch=%s", risky,
+		   tb_tofa_scotch_version());
+	xfree(map);
+}
+
 /* Costs of every policy on the snapshot, written where sacct and the batch
  * script find them. */
 static void _record(job_record_t *job_ptr, enum tb_policy policy,
@@ -214,6 +257,7 @@ static void _record(job_record_t *job_ptr, enum tb_policy policy,
 	int *chosen = xcalloc(job->nodes, sizeof(int));
 	bool have_chosen = false;
 	char *text = NULL, *order = NULL, val[64];
+	const int *chosen_ok = NULL;
 	double scaled, actual = _actual_cost(occ, job, node_map, opts);
 	enum tb_runtime_fallback why;
 
@@ -273,7 +317,7 @@ static void _record(job_record_t *job_ptr, enum tb_policy policy,
 			xstrfmtcat(order, "%s%s", order ? "," : "",
 				   node_record_table_ptr[i]->name);
 	}
-	xfree(chosen);
+	chosen_ok = have_chosen ? chosen : NULL;
 	xstrfmtcat(text, "policy=%s;comm=%d;pattern=%s;comm_percent=%g",
 		   tb_policy_name(policy), job->comm,
 		   tb_pattern_name(job->pattern), prof->comm_fraction * 100);
@@ -301,6 +345,8 @@ static void _record(job_record_t *job_ptr, enum tb_policy policy,
 				   tb_policy_name((enum tb_policy) p),
 				   hop_bytes[p]);
 	}
+	if (topo->torus_node)
+		_record_torus(&text, occ, job, matrix, node_map, chosen_ok);
 	if (fallback)
 		xstrfmtcat(text, ";fallback=%s", fallback);
 	xfree(job_ptr->admin_comment);
@@ -318,6 +364,7 @@ static void _record(job_record_t *job_ptr, enum tb_policy policy,
 	if (order)
 		commtree_env_set(job_ptr, "TESTBED_RANK_NODES", order);
 	xfree(order);
+	xfree(chosen);
 }
 
 static double _now_us(void)

@@ -19,6 +19,10 @@ extern const char *commtree_job_profile(job_record_t *job_ptr,
 extern const char *commtree_job_matrix(job_record_t *job_ptr,
 				       struct tb_matrix **out, bool need);
 extern bool commtree_job_comm(job_record_t *job_ptr);
+/* commtree_outage.c: the outage file's pf per topology node (a malloc'd
+ * copy for the snapshot), or NULL when every pf is 0. */
+extern double *commtree_outage_pf(const struct tb_topology *topo);
+extern void commtree_outage_free(void);
 
 /* --- the state tree's eval changes (commtree_state.c) ------------------- */
 

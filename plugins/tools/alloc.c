@@ -9,6 +9,15 @@
  * (isolated, SC18) prints "<policy> wait <reason>"; one that finds too few
  * free nodes prints "<policy> -" (reason on stderr).
  *
+ * On a torus scenario (TOFA), each policy prints its nodes, its map (the
+ * node of process 0, 1, ...), Eq. 1's cost, plain hop-bytes and the
+ * probability that an attempt aborts:
+ *
+ *   tofa nodes=3-6 map=3,4,5,6 cost=3 hops=3 abort=0
+ *
+ * and `all` runs default and the policies with the torus trait (which
+ * `all` leaves out on any other machine).
+ *
  * With an 'eval' line, prints the cost of that allocation instead.
  *
  * State mode, for comparing with a running Slurm on the same snapshot:
@@ -38,6 +47,7 @@
 #include "../lib/policy.h"
 #include "../lib/scenario.h"
 #include "../lib/textfile.h"
+#include "../lib/tofa.h"
 
 static void usage(void)
 {
@@ -255,6 +265,10 @@ static int state_mode(int argc, char **argv, const char *words)
 		enum tb_status rc;
 		if (strcmp(policy, "all") && strcmp(policy, tb_policy_name(p)))
 			continue;
+		/* `all` off a torus leaves out the torus policies. */
+		if (!strcmp(policy, "all") && !t->torus_node &&
+		    tb_policy_has((enum tb_policy)p, TB_TRAIT_TORUS))
+			continue;
 		rc = tb_allocate_with((enum tb_policy)p, t, o, &job, &opts,
 				      alloc);
 		if (rc != TB_OK) {
@@ -296,6 +310,53 @@ static void print_allocation(const char *label, const struct tb_topology *t,
 	printf("\n");
 }
 
+static int cmp_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* On a torus (TOFA): "<policy> nodes=<ids> map=<node of process 0>,...
+ * cost=<Eq. 1> hops=<hop-bytes> abort=<probability per attempt>", and
+ * " fallback" when tofa found no clean window (Listing 1.1 l. 12). */
+static int print_torus(const struct tb_scenario *s, enum tb_policy p,
+		       const int *alloc)
+{
+	struct tb_tofa_graph g;
+	struct tb_tofa_eval ev;
+	int n = s->job.nodes, *sorted = malloc(sizeof(int) * (size_t)n);
+	char buf[4096];
+
+	if (!sorted || tb_tofa_graph_build(s->job.matrix, n, &g)) {
+		free(sorted);
+		fprintf(stderr, "tb-alloc: out of memory\n");
+		return 1;
+	}
+	if (tb_tofa_evaluate(s->topo, s->occ->failure_prob, &g, alloc,
+			     s->opts.penalty, &ev)) {
+		free(sorted);
+		tb_tofa_graph_free(&g);
+		fprintf(stderr, "tb-alloc: out of memory\n");
+		return 1;
+	}
+	tb_tofa_graph_free(&g);
+	for (int k = 0; k < n; k++)
+		sorted[k] = alloc[k];
+	qsort(sorted, (size_t)n, sizeof(int), cmp_int);
+	tb_format_index_list(sorted, n, buf, sizeof(buf));
+	free(sorted);
+	printf("%s nodes=%s map=", tb_policy_name(p), buf);
+	for (int k = 0; k < n; k++)
+		printf("%s%d", k ? "," : "", alloc[k]);
+	printf(" cost=%g hops=%g abort=%g", ev.cost, ev.hops, ev.abort);
+	if (p == TB_POLICY_TOFA &&
+	    tb_tofa_window(s->topo, s->occ, s->occ->failure_prob, n) < 0)
+		printf(" fallback");
+	printf("\n");
+	return 0;
+}
+
 static int run_policy(const struct tb_scenario *s, enum tb_policy p, int *alloc)
 {
 	double cost;
@@ -313,6 +374,8 @@ static int run_policy(const struct tb_scenario *s, enum tb_policy p, int *alloc)
 			tb_policy_name(p), tb_status_str(rc), s->job.nodes);
 		return 1;
 	}
+	if (s->topo->torus_node)
+		return print_torus(s, p, alloc);
 	if (tb_allocation_cost_with(s->topo, s->occ, &s->job, &s->opts, alloc,
 				    &cost)) {
 		fprintf(stderr, "tb-alloc: out of memory\n");
@@ -391,8 +454,22 @@ int main(int argc, char **argv)
 					 cost, 0);
 		}
 	} else {
-		for (int p = first; p <= last; p++)
+		for (int p = first; p <= last; p++) {
+			/* On a torus, `all` is Slurm's choice and the torus
+			 * policies (TOFA's): the tree policies see it as one
+			 * leaf, where each is first fit. */
+			int torus_only = tb_policy_has((enum tb_policy)p,
+						       TB_TRAIT_TORUS);
+
+			if (first != last && s->topo->torus_node &&
+			    tb_policy_info((enum tb_policy)p)->family !=
+			    TB_FAMILY_SLURM && !torus_only)
+				continue;
+			/* Off a torus, the torus policies have no routes. */
+			if (first != last && !s->topo->torus_node && torus_only)
+				continue;
 			failed |= run_policy(s, (enum tb_policy)p, alloc);
+		}
 	}
 	free(alloc);
 	tb_scenario_free(s);

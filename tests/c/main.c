@@ -58,6 +58,18 @@ static const struct tb_test tb_tests[] = {
 	T(test_tm_brute_force_small),
 	T(test_tm_refusals),
 	T(test_registry_lines),
+	T(test_tofa_worked_case_ring),
+	T(test_tofa_worked_case_4x4),
+	T(test_tofa_routes),
+	T(test_tofa_eq1_costs),
+	T(test_tofa_tie_asymmetry),
+	T(test_tofa_abort_two_risky),
+	T(test_tofa_window_and_fallback),
+	T(test_tofa_scotch_deterministic),
+	T(test_tofa_greedy_hand),
+	T(test_tofa_refusals_and_errors),
+	T(test_tofa_topology_json),
+	T(test_tofa_outage_file),
 	{ NULL, NULL },
 };
 #undef T

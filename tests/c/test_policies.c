@@ -213,6 +213,11 @@ void test_properties_random_states(void)
 				CHECK_EQ(rc, TB_ENOSPACE);
 				continue;
 			}
+			/* TOFA's need a torus (test_tofa.c). */
+			if (tb_policy_has((enum tb_policy)p, TB_TRAIT_TORUS)) {
+				CHECK_EQ(rc, TB_EINVAL);
+				continue;
+			}
 			/* Only isolated may wait with enough free nodes
 			 * (SC18); test_sc18.c checks when. */
 			if (p == TB_POLICY_ISOLATED && rc == TB_EWAIT)

@@ -58,5 +58,18 @@ void test_tm_strategies_differ(void);
 void test_tm_brute_force_small(void);
 void test_tm_refusals(void);
 void test_registry_lines(void); /* test_registry.c */
+/* test_tofa.c */
+void test_tofa_worked_case_ring(void);
+void test_tofa_worked_case_4x4(void);
+void test_tofa_routes(void);
+void test_tofa_eq1_costs(void);
+void test_tofa_tie_asymmetry(void);
+void test_tofa_abort_two_risky(void);
+void test_tofa_window_and_fallback(void);
+void test_tofa_scotch_deterministic(void);
+void test_tofa_greedy_hand(void);
+void test_tofa_refusals_and_errors(void);
+void test_tofa_topology_json(void);
+void test_tofa_outage_file(void);
 
 #endif

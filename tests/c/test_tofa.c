@@ -1,0 +1,344 @@
+/*
+ * TOFA (shared/papers/tofa.txt): routes, Eq. 1, abort probability, the
+ * window, the mappers and the policies. First issue 25's two worked
+ * cases, to the printed digit; then hand-worked cases of our own, kept
+ * apart below.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "helpers.h"
+#include "policy.h"
+#include "tests.h"
+#include "tofa.h"
+
+#define CHAIN "edge 0 1 1\nedge 1 2 1\nedge 2 3 1\njob nodes=4\n"
+
+/* Runs policy p under opts words, evaluates its placement. */
+static void place(struct tb_scenario *s, enum tb_policy p, const char *words,
+		  int *alloc, struct tb_tofa_eval *ev)
+{
+	struct tb_options o = s->opts;
+	struct tb_tofa_graph g;
+	char err[200];
+
+	CHECK_EQ(tb_options_parse(words, &o, err, sizeof(err)), 0);
+	CHECK_EQ(tb_allocate_with(p, s->topo, s->occ, &s->job, &o, alloc),
+		 TB_OK);
+	CHECK_EQ(tb_tofa_graph_build(s->job.matrix, s->job.nodes, &g), 0);
+	CHECK_EQ(tb_tofa_evaluate(s->topo, s->occ->failure_prob, &g, alloc,
+				  o.penalty, ev), 0);
+	tb_tofa_graph_free(&g);
+}
+
+static void check_map(const int *alloc, const int *want, int n)
+{
+	for (int k = 0; k < n; k++)
+		CHECK_EQ(alloc[k], want[k]);
+}
+
+/* --- issue 25's worked cases --------------------------------------------- */
+
+void test_tofa_worked_case_ring(void)
+{
+	struct tb_scenario *s = scenario("torus 8 1 1\nrisky 2\n" CHAIN);
+	struct tb_tofa_eval ev;
+	int alloc[8];
+
+	/* default: nodes 0-3, map 0,1,2,3, cost 203 (101 + 101 + 1), hops
+	 * 3, abort 0.02. */
+	place(s, TB_POLICY_DEFAULT, "", alloc, &ev);
+	check_map(alloc, (int[]){ 0, 1, 2, 3 }, 4);
+	CHECK_NEAR(ev.cost, 203);
+	CHECK_NEAR(ev.hops, 3);
+	CHECK_NEAR(ev.abort, 0.02);
+	/* tofa: the first clean window 3-6, map 3,4,5,6, cost 3, abort 0. */
+	place(s, TB_POLICY_TOFA, "mapper=exact", alloc, &ev);
+	check_map(alloc, (int[]){ 3, 4, 5, 6 }, 4);
+	CHECK_NEAR(ev.cost, 3);
+	CHECK_NEAR(ev.hops, 3);
+	CHECK_NEAR(ev.abort, 0);
+	tb_scenario_free(s);
+}
+
+void test_tofa_worked_case_4x4(void)
+{
+	struct tb_scenario *s = scenario("torus 4 4 1\nbusy 4,5,11\n"
+					 "risky 1\n" CHAIN);
+	struct tb_tofa_eval ev;
+	int alloc[16];
+
+	place(s, TB_POLICY_DEFAULT, "", alloc, &ev);
+	check_map(alloc, (int[]){ 0, 1, 2, 3 }, 4);
+	CHECK_NEAR(ev.cost, 203);
+	CHECK_NEAR(ev.abort, 0.02);
+	/* tofa: window 6-9, map 6,7,8,9, cost 4: one hop more than default
+	 * (7 -> 8 is two hops, through node 4; L285-290). */
+	place(s, TB_POLICY_TOFA, "mapper=exact", alloc, &ev);
+	check_map(alloc, (int[]){ 6, 7, 8, 9 }, 4);
+	CHECK_NEAR(ev.cost, 4);
+	CHECK_NEAR(ev.hops, 4);
+	CHECK_NEAR(ev.abort, 0);
+	tb_scenario_free(s);
+}
+
+/* --- our own hand-worked cases --------------------------------------------- */
+
+static void check_route(const struct tb_topology *t, int u, int v,
+			const int *want, int n)
+{
+	int path[TB_TORUS_PATH_MAX];
+
+	CHECK_EQ(tb_torus_route(t, u, v, path), n);
+	for (int k = 0; k < n; k++)
+		CHECK_EQ(path[k], want[k]);
+	CHECK_EQ(tb_torus_hops(t, u, v), n - 1);
+}
+
+void test_tofa_routes(void)
+{
+	struct tb_scenario *s = scenario("torus 4 4 1\njob nodes=1\n");
+	struct tb_scenario *r = scenario("torus 8 1 1\njob nodes=1\n");
+	struct tb_scenario *c = scenario("torus 8 8 8\njob nodes=1\n");
+
+	/* x first, then y; each ring the shorter way (3 -> 0 wraps). */
+	check_route(s->topo, 7, 8, (int[]){ 7, 4, 8 }, 3);
+	check_route(s->topo, 8, 7, (int[]){ 8, 11, 7 }, 3);
+	check_route(s->topo, 5, 5, (int[]){ 5 }, 1);
+	/* A tie (k/2 = 4) goes + both ways: two different rings halves. */
+	check_route(r->topo, 0, 4, (int[]){ 0, 1, 2, 3, 4 }, 5);
+	check_route(r->topo, 4, 0, (int[]){ 4, 5, 6, 7, 0 }, 5);
+	/* 8x8x8: node id = x + 8y + 64z; (0,0,0) -> (7,7,7) is one hop a
+	 * dimension, the - way round. */
+	check_route(c->topo, 0, 511, (int[]){ 0, 7, 63, 511 }, 4);
+	CHECK_EQ(tb_torus_hops(c->topo, 0, 4 + 8 * 4 + 64 * 4), 12);
+	CHECK_EQ(c->topo->torus_node[3 + 8 * 2 + 64 * 1], 3 + 16 + 64);
+	tb_scenario_free(s);
+	tb_scenario_free(r);
+	tb_scenario_free(c);
+}
+
+void test_tofa_eq1_costs(void)
+{
+	struct tb_scenario *s = scenario("torus 8 1 1\npf 6 0.1\npf 2 0.02\n"
+					 "job nodes=1\n");
+	const double *pf = s->occ->failure_prob;
+
+	/* 0 -> 3: links 0-1, 1-2 (risky end), 2-3 (risky end). */
+	CHECK_NEAR(tb_tofa_route_cost(s->topo, pf, 0, 3, TB_PENALTY_101), 203);
+	CHECK_NEAR(tb_tofa_route_cost(s->topo, pf, 0, 3, TB_PENALTY_100), 201);
+	CHECK_NEAR(tb_tofa_route_cost(s->topo, NULL, 0, 3, TB_PENALTY_101), 3);
+	/* The tie: 4 -> 0 passes 6 (5-6, 6-7 risky), 0 -> 4 passes 2. */
+	CHECK_NEAR(tb_tofa_route_cost(s->topo, pf, 4, 0, TB_PENALTY_101), 204);
+	CHECK_NEAR(tb_tofa_route_cost(s->topo, pf, 0, 4, TB_PENALTY_101), 204);
+	/* 3 -> 5 and back touch no risky node... */
+	CHECK_NEAR(tb_tofa_sym_cost(s->topo, pf, 3, 5, TB_PENALTY_101), 2);
+	/* ...4 <-> 7 does, both ways: 1 + 101 + 101. */
+	CHECK_NEAR(tb_tofa_sym_cost(s->topo, pf, 4, 7, TB_PENALTY_101), 203);
+	tb_scenario_free(s);
+}
+
+void test_tofa_tie_asymmetry(void)
+{
+	/* Ring of 4 with node 1 risky: 0 -> 2 goes + through 1 (cost 202),
+	 * 2 -> 0 goes + through 3 (cost 2); the mean, 102, is what Scotch
+	 * and the cost see. */
+	struct tb_scenario *s = scenario("torus 4 1 1\nrisky 1\n"
+					 "edge 0 1 1\njob nodes=2\n");
+	const double *pf = s->occ->failure_prob;
+	struct tb_tofa_eval ev;
+	struct tb_tofa_graph g;
+
+	CHECK_NEAR(tb_tofa_route_cost(s->topo, pf, 0, 2, TB_PENALTY_101), 202);
+	CHECK_NEAR(tb_tofa_route_cost(s->topo, pf, 2, 0, TB_PENALTY_101), 2);
+	CHECK_NEAR(tb_tofa_sym_cost(s->topo, pf, 0, 2, TB_PENALTY_101), 102);
+	/* Nodes 0 and 2 talk: node 1 is on one direction's route, so it
+	 * aborts the job with its pf. */
+	CHECK_EQ(tb_tofa_graph_build(s->job.matrix, 2, &g), 0);
+	CHECK_EQ(tb_tofa_evaluate(s->topo, pf, &g, (int[]){ 0, 2 },
+				  TB_PENALTY_101, &ev), 0);
+	CHECK_NEAR(ev.cost, 102);
+	CHECK_NEAR(ev.hops, 2);
+	CHECK_NEAR(ev.abort, 0.02);
+	tb_tofa_graph_free(&g);
+	tb_scenario_free(s);
+}
+
+void test_tofa_abort_two_risky(void)
+{
+	/* Ring of 8, nodes 2 and 5 risky; processes on 1 and 3 talk through
+	 * 2, a silent process sits on 5: 1 - 0.98 x 0.9. */
+	struct tb_scenario *s = scenario("torus 8 1 1\nrisky 2\npf 5 0.1\n"
+					 "edge 0 1 5\njob nodes=3\n");
+	struct tb_tofa_eval ev;
+	struct tb_tofa_graph g;
+
+	CHECK_EQ(tb_tofa_graph_build(s->job.matrix, 3, &g), 0);
+	CHECK_EQ(tb_tofa_evaluate(s->topo, s->occ->failure_prob, &g,
+				  (int[]){ 1, 3, 5 }, TB_PENALTY_101, &ev), 0);
+	CHECK_NEAR(ev.abort, 1 - 0.98 * 0.9);
+	CHECK_NEAR(ev.cost, 5 * 202.0);
+	CHECK_NEAR(ev.hops, 10);
+	tb_tofa_graph_free(&g);
+	tb_scenario_free(s);
+}
+
+void test_tofa_window_and_fallback(void)
+{
+	/* Every window of 3 on a ring of 6 holds risky 0 or 3: tofa falls
+	 * back to all free nodes (l. 12); scotch0 takes the window 0-2. */
+	struct tb_scenario *s = scenario("torus 6 1 1\nrisky 0,3\n"
+					 "edge 0 1 1\nedge 1 2 1\njob nodes=3\n");
+	struct tb_tofa_trace tr;
+	struct tb_options o = s->opts;
+	int alloc[6];
+
+	o.mapper = TB_MAPPER_EXACT;
+	CHECK_EQ(tb_tofa_window(s->topo, s->occ, s->occ->failure_prob, 3), -1);
+	CHECK_EQ(tb_tofa_window(s->topo, s->occ, s->occ->failure_prob, 2), 1);
+	CHECK_EQ(tb_tofa_window(s->topo, s->occ, NULL, 3), 0);
+	CHECK_EQ(tb_tofa_place(s->topo, s->occ, &s->job, &o, 1, alloc, &tr),
+		 TB_OK);
+	CHECK_EQ(tr.fallback, 1);
+	CHECK_EQ(tr.window, -1);
+	/* Over all six nodes the clean links are 1-2 and 4-5 only: a chain
+	 * of three pays one link with a risky end, 1 + 101; the first such
+	 * map in lexicographic order is 0,1,2. */
+	check_map(alloc, (int[]){ 0, 1, 2 }, 3);
+	CHECK_EQ(tb_tofa_place(s->topo, s->occ, &s->job, &o, 0, alloc, &tr),
+		 TB_OK);
+	CHECK_EQ(tr.fallback, 0);
+	CHECK_EQ(tr.window, 0);
+	tb_scenario_free(s);
+}
+
+void test_tofa_scotch_deterministic(void)
+{
+	/* A 4x4x4 torus, a 4x2 halo of 8 processes: Scotch's map is
+	 * injective, the same twice, and no cheaper than every map's best. */
+	struct tb_scenario *s = scenario(
+		"torus 4 4 4\nbusy 0-9\nrisky 20\n"
+		"edge 0 1 4\nedge 1 2 4\nedge 2 3 4\nedge 4 5 4\nedge 5 6 4\n"
+		"edge 6 7 4\nedge 0 4 1\nedge 1 5 1\nedge 2 6 1\nedge 3 7 1\n"
+		"job nodes=8\n");
+	struct tb_tofa_eval a, b, x;
+	int m1[64], m2[64], mx[64];
+
+	place(s, TB_POLICY_TOFA, "mapper=scotch", m1, &a);
+	place(s, TB_POLICY_TOFA, "mapper=scotch", m2, &b);
+	place(s, TB_POLICY_TOFA, "mapper=exact", mx, &x);
+	check_map(m1, m2, 8);
+	/* The window: 10-19 are free and clean, so 10-17. */
+	for (int k = 0; k < 8; k++) {
+		CHECK(m1[k] >= 10 && m1[k] <= 17);
+		for (int j = 0; j < k; j++)
+			CHECK(m1[j] != m1[k]);
+	}
+	CHECK(a.cost >= x.cost - 1e-9);
+	CHECK_NEAR(a.abort, 0);
+	CHECK(strcmp(tb_tofa_scotch_version(), "7.0.7") == 0);
+	tb_scenario_free(s);
+}
+
+void test_tofa_greedy_hand(void)
+{
+	/* 4x4 torus, node 1 busy; pairs by weight 0-1 (10), 1-2 (5), 2-3
+	 * (1). 0 on node 0; 1 nearest to 0 (3, 4, 12 at one hop; 1 busy):
+	 * 3; 2 nearest to 3: 2 (0 taken); 3 nearest to 2: 6 (1 busy, 3
+	 * taken). pf is not read: node 6 risky changes nothing. */
+	struct tb_scenario *s = scenario("torus 4 4 1\nbusy 1\nrisky 6\n"
+					 "edge 0 1 10\nedge 2 1 5\nedge 2 3 1\n"
+					 "job nodes=4\n");
+	struct tb_tofa_eval ev;
+	int alloc[16];
+
+	place(s, TB_POLICY_TOFA_GREEDY, "", alloc, &ev);
+	check_map(alloc, (int[]){ 0, 3, 2, 6 }, 4);
+	CHECK_NEAR(ev.hops, 16);
+	tb_scenario_free(s);
+}
+
+/* 0 when text parses (the scenario freed), -1 with err set otherwise. */
+static int parse_fails(const char *text, char *err, size_t len)
+{
+	struct tb_scenario *s;
+	int rc = tb_scenario_parse(text, strlen(text), "t", &s, err, len);
+
+	tb_scenario_free(s);
+	return rc;
+}
+
+void test_tofa_refusals_and_errors(void)
+{
+	struct tb_scenario *tree = scenario("leaf L1 4 0 0\njob nodes=2\n");
+	int alloc[4];
+	char err[256];
+
+	/* No torus: the family refuses. */
+	CHECK_EQ(tb_allocate(TB_POLICY_TOFA, tree->topo, tree->occ, &tree->job,
+			     alloc), TB_EINVAL);
+	CHECK_EQ(tb_allocate(TB_POLICY_TOFA_GREEDY, tree->topo, tree->occ,
+			     &tree->job, alloc), TB_EINVAL);
+	tb_scenario_free(tree);
+	CHECK(parse_fails("torus 2 2 1\nleaf L 4 0 0\njob nodes=1\n", err, sizeof(err)) == -1);
+	CHECK(strstr(err, "one machine or the other") != NULL);
+	CHECK(parse_fails("torus 2 2 1\nedge 0 5 1\njob nodes=2\n", err, sizeof(err)) == -1);
+	CHECK(strstr(err, "t:2: edge: process 5, the job has 2") != NULL);
+	CHECK(parse_fails("torus 2 2 1\npf 1 1.5\njob nodes=2\n", err, sizeof(err)) == -1);
+	CHECK(strstr(err, "t:2: pf: '1.5'") != NULL);
+	CHECK(parse_fails("torus 2 2 1\nbusy 1,1\njob nodes=2\n", err, sizeof(err)) == -1);
+	CHECK(strstr(err, "busy already") != NULL);
+	CHECK(parse_fails("torus 2 0 1\njob nodes=2\n", err, sizeof(err)) == -1);
+	CHECK(strstr(err, "t:1: torus: '0'") != NULL);
+}
+
+void test_tofa_topology_json(void)
+{
+	const char *json =
+		"{\"torus\":[2,1,1],\"nodes\":["
+		"{\"name\":\"a\",\"coord\":[1,0,0]},"
+		"{\"name\":\"b\",\"coord\":[0,0,0]}],"
+		"\"switches\":[{\"name\":\"t\",\"level\":0,\"nodes\":[0,1]}]}";
+	const char *clash =
+		"{\"torus\":[2,1,1],\"nodes\":["
+		"{\"name\":\"a\",\"coord\":[1,0,0]},"
+		"{\"name\":\"b\",\"coord\":[1,0,0]}],"
+		"\"switches\":[{\"name\":\"t\",\"level\":0,\"nodes\":[0,1]}]}";
+	struct tb_topology *t;
+	char err[256];
+
+	CHECK_EQ(tb_topology_from_json_text(json, strlen(json), &t, err,
+					    sizeof(err)), 0);
+	CHECK_EQ(t->torus[0], 2);
+	CHECK_EQ(t->torus_node[0], 1);
+	CHECK_EQ(t->torus_node[1], 0);
+	tb_topology_free(t);
+	CHECK_EQ(tb_topology_from_json_text(clash, strlen(clash), &t, err,
+					    sizeof(err)), -1);
+	CHECK(strstr(err, "node b: torus coordinates of another node") != NULL);
+}
+
+void test_tofa_outage_file(void)
+{
+	struct tb_scenario *s = scenario("torus 2 2 1\njob nodes=1\n");
+	const char *good = "# batch 3\nn1 0.02\n\nn3 0\n";
+	const char *bad = "n1 0.02\nn9 0.5\n";
+	const char *big = "n1 2\n";
+	double *pf;
+	char err[256];
+
+	CHECK_EQ(tb_outage_parse(good, strlen(good), "outage.txt", s->topo, &pf,
+				 err, sizeof(err)), 0);
+	CHECK_NEAR(pf[1], 0.02);
+	CHECK_NEAR(pf[0] + pf[2] + pf[3], 0);
+	free(pf);
+	CHECK_EQ(tb_outage_parse(bad, strlen(bad), "outage.txt", s->topo, &pf,
+				 err, sizeof(err)), -1);
+	CHECK(strcmp(err, "outage.txt:2: unknown node 'n9'") == 0);
+	CHECK(pf == NULL);
+	CHECK_EQ(tb_outage_parse(big, strlen(big), "o", s->topo, &pf, err,
+				 sizeof(err)), -1);
+	CHECK(strcmp(err, "o:1: '2': expected a probability from 0 to 1") == 0);
+	tb_scenario_free(s);
+}
