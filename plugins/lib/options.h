@@ -37,6 +37,8 @@
  *                        lays out a job's tasks by default and in which a
  *                        select/linear bitmap is walked.
  *
+ * The NeDD family's keys are in nedd_options.h.
+ *
  * Text form: words key=value separated by spaces or commas, e.g.
  * "eq3=path fit=quiet"; keys not given keep their value.
  */
@@ -44,6 +46,8 @@
 #define TB_OPTIONS_H
 
 #include <stddef.h>
+
+#include "nedd_options.h"
 
 enum tb_eq3_form { TB_EQ3_PAIR, TB_EQ3_PATH };
 enum tb_ratio_form { TB_RATIO_EQ1, TB_RATIO_SHARE };
@@ -59,6 +63,9 @@ struct tb_options {
 	enum tb_split_form split;
 	enum tb_denominator denominator;
 	enum tb_rank_order ranks;
+	/* The NeDD family's options (nedd_options.h: theta=, unprofiled=,
+	 * window=, stall_g=, stall_noise=, inj_*=), in the same text. */
+	struct tb_nedd_options nedd;
 };
 
 /* The paper's form of everything. */

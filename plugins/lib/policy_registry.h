@@ -49,6 +49,7 @@ enum tb_family {
 	TB_FAMILY_ICPP,		/* ICPP-W 2020, communication-aware */
 	TB_FAMILY_SC18,		/* SC18, interference-free */
 	TB_FAMILY_TREEMATCH,	/* IJHPCA 2018, TreeMatch job mapping */
+	TB_FAMILY_NEDD,		/* CLUSTER 2021, network-data-driven */
 	TB_FAMILY_COUNT
 };
 
@@ -84,7 +85,7 @@ const char *tb_policy_name(enum tb_policy p);
 int tb_policy_parse(const char *name, enum tb_policy *out);
 /* Whether p has every trait of traits (0 when p is not a policy). */
 int tb_policy_has(enum tb_policy p, unsigned traits);
-/* "slurm", "icpp", "sc18", "treematch"; "?" for another value. */
+/* "slurm", "icpp", "sc18", "treematch", "nedd"; "?" for another value. */
 const char *tb_family_name(enum tb_family f);
 /* "matrix", "wait", "cores", "options": the name of one trait bit; NULL
  * for another value. */

@@ -9,6 +9,13 @@
  * (isolated, SC18) prints "<policy> wait <reason>"; one that finds too few
  * free nodes prints "<policy> -" (reason on stderr).
  *
+ * A router scenario (`router` lines, NeDD; plugins/lib/scenario.h) prints
+ * the routers taken and the nodes, without the ICPP cost, and a NeDD
+ * strategy that finds fewer free nodes than the job asks for prints
+ * "<policy> wait <reason>":
+ *
+ *   ltr R1:4 R2:2 nodes=4-9
+ *
  * With an 'eval' line, prints the cost of that allocation instead.
  *
  * State mode, for comparing with a running Slurm on the same snapshot:
@@ -54,7 +61,10 @@ static void usage(void)
 	fprintf(stderr,
 		"\noptions: eq3=pair|path ratio=eq1|share fit=bestfit|quiet\n"
 		"         split=halve|pow2 denominator=default1905|default\n"
-		"         ranks=taken|index\n");
+		"         ranks=taken|index\n"
+		"         NeDD: theta=<f> unprofiled=<strategy> window=<s>\n"
+		"         stall_g=<g> stall_noise=<x> inj_kernel=<x>\n"
+		"         inj_canary=<x> inj_<app>=<x>\n");
 }
 
 /* Node names sorted, for --busy lists as long as the machine (a replay's
@@ -276,7 +286,8 @@ out:
 }
 
 static void print_allocation(const char *label, const struct tb_topology *t,
-			     const int *alloc, int n, double cost, int nodes)
+			     const int *alloc, int n, double cost, int nodes,
+			     int with_cost)
 {
 	printf("%s", label);
 	for (int k = 0; k < n;) {
@@ -287,7 +298,8 @@ static void print_allocation(const char *label, const struct tb_topology *t,
 		}
 		printf(" %s:%d", t->switches[leaf].name, run);
 	}
-	printf(" cost=%g", cost);
+	if (with_cost)
+		printf(" cost=%g", cost);
 	if (nodes) {
 		char buf[4096];
 		tb_format_index_list(alloc, n, buf, sizeof(buf));
@@ -307,6 +319,18 @@ static int run_policy(const struct tb_scenario *s, enum tb_policy p, int *alloc)
 		printf("%s wait %s\n", tb_policy_name(p), why);
 		return 0;
 	}
+	/* NeDD's strategies take nodes as they free up (L104: the experiment
+	 * first gets its idle nodes): too few free is a wait, not an error. */
+	if (rc == TB_ENOSPACE &&
+	    tb_policy_info(p)->family == TB_FAMILY_NEDD) {
+		int n_free = 0;
+
+		for (int k = 0; k < s->topo->n_nodes; k++)
+			n_free += s->occ->state[k] == TB_NODE_FREE;
+		printf("%s wait %d free nodes, the job asks for %d\n",
+		       tb_policy_name(p), n_free, s->job.nodes);
+		return 0;
+	}
 	if (rc != TB_OK) {
 		printf("%s -\n", tb_policy_name(p));
 		fprintf(stderr, "tb-alloc: %s: %s for a %d-node job\n",
@@ -318,7 +342,8 @@ static int run_policy(const struct tb_scenario *s, enum tb_policy p, int *alloc)
 		fprintf(stderr, "tb-alloc: out of memory\n");
 		return 1;
 	}
-	print_allocation(tb_policy_name(p), s->topo, alloc, s->job.nodes, cost, 1);
+	print_allocation(tb_policy_name(p), s->topo, alloc, s->job.nodes, cost, 1,
+			 !s->has_routers);
 	return 0;
 }
 
@@ -374,6 +399,12 @@ int main(int argc, char **argv)
 		tb_scenario_free(s);
 		return 2;
 	}
+	/* The window and the injections may have changed. */
+	if (words && tb_scenario_observe(s)) {
+		fprintf(stderr, "tb-alloc: out of memory\n");
+		tb_scenario_free(s);
+		return 1;
+	}
 	alloc = malloc(sizeof(int) * (size_t)s->topo->n_nodes);
 	if (!alloc) {
 		fprintf(stderr, "tb-alloc: out of memory\n");
@@ -388,7 +419,7 @@ int main(int argc, char **argv)
 			failed = 1;
 		} else {
 			print_allocation("eval", s->topo, s->eval_alloc, s->n_eval,
-					 cost, 0);
+					 cost, 0, 1);
 		}
 	} else {
 		for (int p = first; p <= last; p++)

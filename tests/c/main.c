@@ -58,6 +58,13 @@ static const struct tb_test tb_tests[] = {
 	T(test_tm_brute_force_small),
 	T(test_tm_refusals),
 	T(test_registry_lines),
+	T(test_nedd_worked_case_traffic),
+	T(test_nedd_worked_case_strategies),
+	T(test_nedd_window_case),
+	T(test_nedd_classifier),
+	T(test_nedd_congestor_and_noise),
+	T(test_nedd_random),
+	T(test_nedd_scenario_errors),
 	{ NULL, NULL },
 };
 #undef T

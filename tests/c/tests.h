@@ -58,5 +58,13 @@ void test_tm_strategies_differ(void);
 void test_tm_brute_force_small(void);
 void test_tm_refusals(void);
 void test_registry_lines(void); /* test_registry.c */
+/* test_nedd.c */
+void test_nedd_worked_case_traffic(void);
+void test_nedd_worked_case_strategies(void);
+void test_nedd_window_case(void);
+void test_nedd_classifier(void);
+void test_nedd_congestor_and_noise(void);
+void test_nedd_random(void);
+void test_nedd_scenario_errors(void);
 
 #endif
