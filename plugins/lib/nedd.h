@@ -97,4 +97,15 @@ int tb_nedd_stall_model(const struct tb_topology *t, const double *T,
 			const struct tb_nedd_options *o, uint64_t seed,
 			double *S);
 
+/* --- the runtime model (nedd_runtime.c) -------------------------------- */
+
+/* U and G of nodes alloc[0..n) under traffic T (per router); 0, or -1
+ * when out of memory. */
+int tb_nedd_pressure(const struct tb_topology *t, const double *T,
+		     const int *alloc, int n, double *U, double *G);
+/* The application's hidden sensitivity sigma (0 for none). */
+double tb_nedd_sigma(const char *app);
+/* T / T0 = 1 + sigma (a G + b U). */
+double tb_nedd_runtime_factor(const char *app, double U, double G);
+
 #endif

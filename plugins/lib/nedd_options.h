@@ -24,6 +24,9 @@
  *                       nodes (80 %, L122) and on its canary nodes (20 %)
  *   inj_<app>=<x>       an application's per-node injection (ours: its MPI
  *                       share f of Table I), e.g. inj_minimd=0.689
+ *   seed=0              the configured seed: inside Slurm a job's seed (of
+ *                       random, the stall noise and a congestor's roles)
+ *                       is a hash of it and the job id
  *
  * Every one of these is a choice of ours where the paper is silent, except
  * theta's range and W; docs/readings.md lists them.
@@ -45,6 +48,7 @@ struct tb_nedd_options {
 	double inj_kernel;
 	double inj_canary;
 	double inj[TB_NEDD_APPS];	/* by the profile table's index */
+	unsigned long long seed;
 };
 
 /* The defaults above. */
@@ -55,7 +59,7 @@ void tb_nedd_options_default(struct tb_nedd_options *o);
 int tb_nedd_option_word(struct tb_nedd_options *o, const char *w, size_t n,
 			char *err, size_t errlen);
 /* "theta=0.3 unprofiled=fewer-router window=120 stall_g=0.5
- * stall_noise=0.2 inj_kernel=1 inj_canary=0.1" (the inj_<app> words only
+ * stall_noise=0.2 inj_kernel=1 inj_canary=0.1 seed=0" (inj_<app> words only
  * where they differ from f); returns what snprintf returns. */
 int tb_nedd_options_format(const struct tb_nedd_options *o, char *buf,
 			   size_t len);

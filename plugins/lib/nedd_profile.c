@@ -110,6 +110,7 @@ void tb_nedd_options_default(struct tb_nedd_options *o)
 	o->stall_noise = 0.2;
 	o->inj_kernel = 1.0;
 	o->inj_canary = 0.1;
+	o->seed = 0;
 	for (int i = 0; i < TB_NEDD_APPS; i++)
 		o->inj[i] = apps[i].mpi_share > 0 ? apps[i].mpi_share : 0;
 }
@@ -177,6 +178,18 @@ int tb_nedd_option_word(struct tb_nedd_options *o, const char *w, size_t n,
 	if (KEY("inj_canary"))
 		return number(v, vn, 0, 1e12, 0, &o->inj_canary) ?
 		       bad(err, errlen, w, n, "inj_canary=<injection>, >= 0") : 0;
+	if (KEY("seed")) {
+		char buf[32], *end;
+
+		if (!vn || vn >= sizeof(buf) || *v == '-')
+			return bad(err, errlen, w, n, "seed=<n>, 0 to 2^64-1");
+		memcpy(buf, v, vn);
+		buf[vn] = '\0';
+		errno = 0;
+		o->seed = strtoull(buf, &end, 10);
+		return errno || *end ?
+		       bad(err, errlen, w, n, "seed=<n>, 0 to 2^64-1") : 0;
+	}
 	if (KEY("unprofiled")) {
 		for (size_t i = 0; i < sizeof(strategies) / sizeof(*strategies);
 		     i++) {
@@ -210,10 +223,10 @@ int tb_nedd_options_format(const struct tb_nedd_options *o, char *buf,
 	size_t used;
 	int n = snprintf(buf, len, "theta=%g unprofiled=%s window=%g "
 			 "stall_g=%g stall_noise=%g inj_kernel=%g "
-			 "inj_canary=%g", o->theta,
+			 "inj_canary=%g seed=%llu", o->theta,
 			 tb_policy_name((enum tb_policy)o->unprofiled),
 			 o->window, o->stall_g, o->stall_noise, o->inj_kernel,
-			 o->inj_canary);
+			 o->inj_canary, o->seed);
 
 	if (n < 0)
 		return n;

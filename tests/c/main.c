@@ -65,6 +65,7 @@ static const struct tb_test tb_tests[] = {
 	T(test_nedd_congestor_and_noise),
 	T(test_nedd_random),
 	T(test_nedd_scenario_errors),
+	T(test_nedd_runtime_model),
 	{ NULL, NULL },
 };
 #undef T

@@ -226,6 +226,7 @@ void test_nedd_classifier(void)
 	CHECK_EQ(tb_options_parse("unprofiled=nedd", &o, err, sizeof(err)), -1);
 	CHECK_EQ(tb_options_parse("inj_gpcnet=2", &o, err, sizeof(err)), -1);
 	CHECK_EQ(tb_options_parse("stall_noise=1", &o, err, sizeof(err)), -1);
+	CHECK_EQ(tb_options_parse("seed=-3", &o, err, sizeof(err)), -1);
 	CHECK_EQ(tb_options_parse("inj_MILC=0.9 unprofiled=random", &o, err,
 				  sizeof(err)), 0);
 	{
@@ -234,7 +235,7 @@ void test_nedd_classifier(void)
 		tb_nedd_options_format(&o.nedd, buf, sizeof(buf));
 		CHECK(!strcmp(buf, "theta=0.3 unprofiled=random window=120 "
 			      "stall_g=0.5 stall_noise=0.2 inj_kernel=1 "
-			      "inj_canary=0.1 inj_MILC=0.9"));
+			      "inj_canary=0.1 seed=0 inj_MILC=0.9"));
 	}
 }
 
@@ -363,4 +364,31 @@ void test_nedd_scenario_errors(void)
 			tb_check_failures++;
 		}
 	}
+}
+
+/* The runtime model (nedd_runtime.c) on the worked case: U is the highest
+ * foreign T per node on the job's routers, G the traffic per node of its
+ * groups (all eight routers in group 0: 980 / 32). */
+void test_nedd_runtime_model(void)
+{
+	struct tb_scenario *s = scenario(WORKED "job nodes=6\n");
+	int ltr[6] = { 4, 5, 6, 7, 8, 9 }, htr[6] = { 1, 17, 18, 19, 12, 24 };
+	double U, G;
+
+	CHECK_EQ(tb_nedd_pressure(s->topo, s->occ->router_traffic, ltr, 6, &U,
+				  &G), 0);
+	CHECK_NEAR(U, 10.0 / 4);
+	CHECK_NEAR(G, 980.0 / 32);
+	CHECK_EQ(tb_nedd_pressure(s->topo, s->occ->router_traffic, htr, 6, &U,
+				  &G), 0);
+	CHECK_NEAR(U, 300.0 / 4);
+	/* Calibrated on miniMD: 1 + 18.2 (0.867 G + 0.133 U). */
+	CHECK_NEAR(tb_nedd_runtime_factor("miniMD", 0.7, 0.146),
+		   1 + 18.2 * (0.867 * 0.146 + 0.133 * 0.7));
+	CHECK(fabs(tb_nedd_runtime_factor("miniMD", 0, 0.146) - 3.3) < 0.01);
+	CHECK(fabs(tb_nedd_runtime_factor("miniMD", 0.7, 0.146) - 5.0) < 0.01);
+	CHECK_NEAR(tb_nedd_runtime_factor("unknown-app", 5, 5), 1);
+	CHECK(tb_nedd_sigma("HPCG") < tb_nedd_sigma("QMCPACK"));
+	CHECK(tb_nedd_sigma("QMCPACK") < tb_nedd_sigma("HACC"));
+	tb_scenario_free(s);
 }

@@ -66,5 +66,6 @@ void test_nedd_classifier(void);
 void test_nedd_congestor_and_noise(void);
 void test_nedd_random(void);
 void test_nedd_scenario_errors(void);
+void test_nedd_runtime_model(void);
 
 #endif
