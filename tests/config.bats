@@ -242,7 +242,7 @@ check_counts() {
 	assert_output "tb-alloc: --job comm=1: expected nodes=<n>"
 	run "$tool" --topology "$topo" --job nodes=4,size=3 default1905
 	assert_equal "$status" 2
-	assert_output "tb-alloc: --job nodes=4,size=3: unknown key 'size' (nodes, comm, pattern)"
+	assert_output "tb-alloc: --job nodes=4,size=3: unknown key 'size' (nodes, comm, pattern, app, class, seed)"
 }
 
 @test "make up fails when the controller runs another policy or could not load the topology" {

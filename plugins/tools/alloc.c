@@ -35,6 +35,7 @@
  * for none), paper. The build writes it to policies.tsv, which the scripts
  * read (make -C plugins registry).
  */
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,6 +43,7 @@
 
 #include "../lib/cost.h"
 #include "../lib/isolation.h"
+#include "../lib/nedd.h"
 #include "../lib/policy.h"
 #include "../lib/scenario.h"
 #include "../lib/textfile.h"
@@ -52,7 +54,8 @@ static void usage(void)
 		"usage: tb-alloc <scenario> [<policy>|all] [--options <words>]\n"
 		"       tb-alloc --topology <json> [--busy <names>]\n"
 		"                [--busy-comm <names>]\n"
-		"                --job nodes=<n>[,comm=0|1,pattern=<p>]\n"
+		"                --job nodes=<n>[,comm=0|1,pattern=<p>,app=<a>,\n"
+		"                class=sensitive|insensitive,seed=<n>]\n"
 		"                [--options <words>] [<policy>|all]\n"
 		"       tb-alloc --list-policies\n"
 		"policies:");
@@ -171,9 +174,39 @@ static int parse_job(const char *spec, struct tb_job *job)
 					"binomial, ring or cmc\n", spec, v);
 				goto out;
 			}
+		} else if (!strcmp(kv, "app")) {
+			if (!*v || strlen(v) >= sizeof(job->app)) {
+				fprintf(stderr, "tb-alloc: --job %s: app='%s': "
+					"expected a name of 1-%zu characters\n",
+					spec, v, sizeof(job->app) - 1);
+				goto out;
+			}
+			snprintf(job->app, sizeof(job->app), "%s", v);
+		} else if (!strcmp(kv, "class")) {
+			enum tb_nedd_class c;
+
+			if (tb_nedd_class_parse(v, &c)) {
+				fprintf(stderr, "tb-alloc: --job %s: class='%s': "
+					"expected sensitive or insensitive\n",
+					spec, v);
+				goto out;
+			}
+			job->net_class = (int)c;
+		} else if (!strcmp(kv, "seed")) {
+			char *end;
+
+			errno = 0;
+			job->seed = strtoull(v, &end, 10);
+			if (errno || *end || end == v || *v == '-') {
+				fprintf(stderr, "tb-alloc: --job %s: seed='%s': "
+					"expected a whole number from 0 to "
+					"2^64-1\n", spec, v);
+				goto out;
+			}
 		} else {
 			fprintf(stderr, "tb-alloc: --job %s: unknown key '%s' "
-				"(nodes, comm, pattern)\n", spec, kv);
+				"(nodes, comm, pattern, app, class, seed)\n",
+				spec, kv);
 			goto out;
 		}
 	}
