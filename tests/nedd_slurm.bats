@@ -19,11 +19,10 @@ setup_file() {
 	make -s -C "$ROOT" down >/dev/null
 	make -s -C "$ROOT" up CLUSTER=dfly POLICY=ltr OPTIONS='stall_g=0.2 stall_noise=0' >/dev/null
 	local s
-	for s in "-w d00,d02,d03 --comm-app=miniMD" "-w d05 --comm-app=HPCG" \
-		"-w d[16-19] --comm-app=MILC" "-w d20,d21 --comm-app=QMCPACK" \
-		"-w d[32-39,48-55]"; do
-		make -s -C "$ROOT" exec CMD="sbatch -N $(echo "$s" | tr ',' '\n' | wc -l) $s --wrap='sleep 3000'" >/dev/null ||
-			true
+	for s in "-N 3 -w d00,d02,d03 --comm-app=miniMD" "-N 1 -w d05 --comm-app=HPCG" \
+		"-N 4 -w d[16-19] --comm-app=MILC" "-N 2 -w d20,d21 --comm-app=QMCPACK" \
+		"-N 16 -w d[32-39,48-55]"; do
+		make -s -C "$ROOT" exec CMD="sbatch $s --wrap='sleep 3000'" >/dev/null
 	done
 	sleep 3
 }
