@@ -104,13 +104,13 @@ check_counts() {
 @test "an unknown cluster is refused with the valid names" {
 	run generate atlantis
 	assert_failure
-	assert_output --partial "unknown CLUSTER 'atlantis'; valid: cab cori curie hpc2010 pinot theta tiny"
+	assert_output --partial "unknown CLUSTER 'atlantis'; valid: cab cori curie dfly hpc2010 pinot theta tiny"
 }
 
 @test "make config with an unknown CLUSTER lists the valid ones" {
 	run make -s -C "$ROOT" config CLUSTER=atlantis
 	assert_failure
-	assert_output --partial "valid: cab cori curie hpc2010 pinot theta tiny"
+	assert_output --partial "valid: cab cori curie dfly hpc2010 pinot theta tiny"
 }
 
 @test "impossible FRONTENDS/EMULATORS are refused, nothing half-written" {
