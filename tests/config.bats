@@ -104,13 +104,13 @@ check_counts() {
 @test "an unknown cluster is refused with the valid names" {
 	run generate atlantis
 	assert_failure
-	assert_output --partial "unknown CLUSTER 'atlantis'; valid: cab cori curie hpc2010 pinot theta tiny"
+	assert_output --partial "unknown CLUSTER 'atlantis'; valid: cab cori curie dfly hpc2010 pinot theta tiny"
 }
 
 @test "make config with an unknown CLUSTER lists the valid ones" {
 	run make -s -C "$ROOT" config CLUSTER=atlantis
 	assert_failure
-	assert_output --partial "valid: cab cori curie hpc2010 pinot theta tiny"
+	assert_output --partial "valid: cab cori curie dfly hpc2010 pinot theta tiny"
 }
 
 @test "impossible FRONTENDS/EMULATORS are refused, nothing half-written" {
@@ -164,6 +164,7 @@ check_counts() {
 	run env TB_BUILD="$build" make -s -C "$ROOT" policies
 	assert_success
 	assert_line --regexp '^test-only +sc18 +- +none: registered by -DTB_TEST_POLICY only$'
+	# After the library's last policy (make help wraps the list).
 	run env TB_BUILD="$build" make -s -C "$ROOT" help
 	# After the registry's last policy (whichever family added it); help
 	# wraps the list, so the words are compared with spaces squeezed.
@@ -246,7 +247,7 @@ check_counts() {
 	assert_output "tb-alloc: --job comm=1: expected nodes=<n>"
 	run "$tool" --topology "$topo" --job nodes=4,size=3 default1905
 	assert_equal "$status" 2
-	assert_output "tb-alloc: --job nodes=4,size=3: unknown key 'size' (nodes, comm, pattern)"
+	assert_output "tb-alloc: --job nodes=4,size=3: unknown key 'size' (nodes, comm, pattern, app, class, seed)"
 }
 
 @test "make up fails when the controller runs another policy or could not load the topology" {

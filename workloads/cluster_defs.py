@@ -71,11 +71,33 @@ OPTION_VALUES = {
 }
 
 
+# The NeDD family's numeric options (plugins/lib/nedd_options.h); the
+# library checks their ranges.
+NEDD_NUMERIC = ("theta", "window", "stall_g", "stall_noise", "inj_kernel",
+                "inj_canary", "seed")
+NEDD_APPS = ("minimd", "lammps", "milc", "hacc", "qmcpack", "hpcg")
+NEDD_UNPROFILED = ("ltr", "htr", "random", "low-stall", "fewer-router")
+
+
+def _nedd_word(key, value):
+    if key == "unprofiled":
+        return value in NEDD_UNPROFILED
+    if key in NEDD_NUMERIC or (key.startswith("inj_") and key[4:].lower() in NEDD_APPS):
+        try:
+            float(value)
+        except ValueError:
+            return False
+        return True
+    return False
+
+
 def parse_options(text):
     """'eq3=path fit=quiet' (spaces or commas) into checked words."""
     words = [w for w in text.replace(",", " ").split() if w]
     for w in words:
         key, _, value = w.partition("=")
+        if _nedd_word(key, value):
+            continue
         if key not in OPTION_VALUES or value not in OPTION_VALUES[key]:
             raise DefinitionError(
                 f"OPTIONS: '{w}': expected one of " +

@@ -2,7 +2,11 @@
 #ifndef TB_JOB_H
 #define TB_JOB_H
 
+#include <stdint.h>
+
 struct tb_matrix;
+
+#define TB_JOB_APP_LEN 32
 
 enum tb_pattern {
 	TB_PATTERN_RHVD,	/* study id 1 */
@@ -19,6 +23,13 @@ struct tb_job {
 	enum tb_pattern pattern;
 	double comm_fraction;		/* share of runtime communicating */
 	const struct tb_matrix *matrix;	/* optional rank x rank volumes */
+	/* The NeDD family (nedd.h): the job's application (a name of the
+	 * profile table, "" for none), its network class when given
+	 * directly (enum tb_nedd_class; 0: by the application), and the
+	 * seed of `random` and of the stall model's noise. */
+	char app[TB_JOB_APP_LEN];
+	int net_class;
+	uint64_t seed;
 };
 
 const char *tb_pattern_name(enum tb_pattern p);

@@ -22,6 +22,12 @@ struct tb_occupancy {
 	double *failure_prob;		/* per node, or NULL */
 	int n_routers;
 	double *router_traffic;		/* per router, or NULL */
+	/* NeDD (nedd.h): router_traffic is T per router index of the
+	 * topology (t->routers; n_routers equal to t->n_routers), NULL for
+	 * none observed (0 everywhere); router_stall the observed stall
+	 * count S per router, NaN (or the array NULL) where the stall model
+	 * stands in. */
+	double *router_stall;
 	/* Optional, for the isolated policy (SC18 paper): per node, the
 	 * index (0..n_jobs-1) of the running job holding it, -1 for none;
 	 * NULL when unknown. Other policies ignore it. */

@@ -71,7 +71,7 @@ static void set(struct tb_options *o, int key, int v)
 
 struct tb_options tb_options_default(void)
 {
-	return (struct tb_options) {
+	struct tb_options o = {
 		.eq3 = TB_EQ3_PAIR,
 		.ratio = TB_RATIO_EQ1,
 		.fit = TB_FITRULE_BESTFIT,
@@ -81,6 +81,9 @@ struct tb_options tb_options_default(void)
 		.mapper = TB_MAPPER_SCOTCH,
 		.penalty = TB_PENALTY_101,
 	};
+
+	tb_nedd_options_default(&o.nedd);
+	return o;
 }
 
 static int set_word(struct tb_options *o, const char *w, size_t n, char *err,
@@ -88,6 +91,10 @@ static int set_word(struct tb_options *o, const char *w, size_t n, char *err,
 {
 	const char *eq = memchr(w, '=', n);
 	size_t kn = eq ? (size_t)(eq - w) : n;
+	int nedd = tb_nedd_option_word(&o->nedd, w, n, err, errlen);
+
+	if (nedd <= 0)
+		return nedd;
 
 	for (int i = 0; eq && i < N_KEYS; i++) {
 		const struct option_key *k = &keys[i];
@@ -110,7 +117,8 @@ static int set_word(struct tb_options *o, const char *w, size_t n, char *err,
 	}
 	if (err && errlen)
 		snprintf(err, errlen, "unknown option '%.*s' (eq3, ratio, fit, "
-			 "split, denominator, ranks, mapper, penalty; "
+			 "split, denominator, ranks, mapper, penalty, NeDD's theta, "
+			 "unprofiled, window, stall_g, stall_noise, inj_*; "
 			 "key=value)", (int)n, w);
 	return -1;
 }

@@ -45,6 +45,8 @@
  *                        > 0): c + 100c as the formula prints it (L312),
  *                        or 100 instead of 1 as the prose says (L318).
  *
+ * The NeDD family's keys are in nedd_options.h.
+ *
  * Text form: words key=value separated by spaces or commas, e.g.
  * "eq3=path fit=quiet"; keys not given keep their value.
  */
@@ -52,6 +54,8 @@
 #define TB_OPTIONS_H
 
 #include <stddef.h>
+
+#include "nedd_options.h"
 
 enum tb_eq3_form { TB_EQ3_PAIR, TB_EQ3_PATH };
 enum tb_ratio_form { TB_RATIO_EQ1, TB_RATIO_SHARE };
@@ -71,6 +75,9 @@ struct tb_options {
 	enum tb_rank_order ranks;
 	enum tb_mapper mapper;		/* TOFA */
 	enum tb_penalty penalty;	/* TOFA, Eq. 1 */
+	/* The NeDD family's options (nedd_options.h: theta=, unprofiled=,
+	 * window=, stall_g=, stall_noise=, inj_*=), in the same text. */
+	struct tb_nedd_options nedd;
 };
 
 /* The paper's form of everything. */

@@ -17,6 +17,7 @@ static const char *const family_names[TB_FAMILY_COUNT] = {
 	[TB_FAMILY_SC18] = "sc18",
 	[TB_FAMILY_TREEMATCH] = "treematch",
 	[TB_FAMILY_TOFA] = "tofa",
+	[TB_FAMILY_NEDD] = "nedd",
 };
 
 static const char *const trait_names[TB_TRAIT_COUNT] = {

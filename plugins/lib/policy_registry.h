@@ -50,6 +50,7 @@ enum tb_family {
 	TB_FAMILY_SC18,		/* SC18, interference-free */
 	TB_FAMILY_TREEMATCH,	/* IJHPCA 2018, TreeMatch job mapping */
 	TB_FAMILY_TOFA,		/* TOFA preprint, torus + faults */
+	TB_FAMILY_NEDD,		/* CLUSTER 2021, network-data-driven */
 	TB_FAMILY_COUNT
 };
 
@@ -87,7 +88,8 @@ const char *tb_policy_name(enum tb_policy p);
 int tb_policy_parse(const char *name, enum tb_policy *out);
 /* Whether p has every trait of traits (0 when p is not a policy). */
 int tb_policy_has(enum tb_policy p, unsigned traits);
-/* "slurm", "icpp", "sc18", "treematch", "tofa"; "?" for another value. */
+/* "slurm", "icpp", "sc18", "treematch", "tofa", "nedd"; "?" for another
+ * value. */
 const char *tb_family_name(enum tb_family f);
 /* "matrix", "wait", "cores", "options", "torus": the name of one trait bit; NULL
  * for another value. */

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "isolation.h"
+#include "nedd.h"
 #include "textfile.h"
 
 #define MAX_WORDS 64
@@ -15,6 +16,8 @@
 struct leaf_line {
 	char name[64];
 	int nodes, busy, busy_comm;
+	int router;		/* a `router` line: its chassis and group */
+	int chassis, group;
 };
 
 struct eval_item {
@@ -27,6 +30,18 @@ struct running_line {
 	int *nodes;	/* node indexes, topology order */
 	int n;
 	int comm;
+	int line;
+	/* NeDD's observations (nedd.h): per-node injection (< 0: by app),
+	 * application, start and end (-inf / +inf when not given). */
+	double inj;
+	char app[TB_JOB_APP_LEN];
+	double start, end;
+	int has_end;
+};
+
+struct stall_line {
+	char router[64];
+	double count;
 	int line;
 };
 
@@ -59,6 +74,10 @@ struct builder {
 	struct tb_matrix_entry *edges;
 	int n_edges;
 	int *edge_line;
+	int n_router_lines;
+	struct stall_line *stalls;
+	int n_stalls;
+	int has_now;
 };
 
 static int fail(struct builder *b, const char *fmt, ...)
@@ -153,6 +172,123 @@ static int leaf_line(struct builder *b, char **w, int n)
 	return 0;
 }
 
+/* An application's name (nedd.h) into out: 0, or -1 when it is empty,
+ * too long or holds other than [A-Za-z0-9._-]. */
+static int app_name(const char *v, char *out)
+{
+	size_t n = strlen(v);
+
+	if (!n || n >= TB_JOB_APP_LEN ||
+	    strspn(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+		      "0123456789._-") != n)
+		return -1;
+	memcpy(out, v, n + 1);
+	return 0;
+}
+
+/* A finite number in [lo, hi] filling the whole string: 0, else -1. */
+static int parse_num(const char *v, double lo, double hi, double *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtod(v, &end);
+	return errno || *end || end == v || !isfinite(*out) || *out < lo ||
+	       *out > hi ? -1 : 0;
+}
+
+/* router <name> <nodes> [chassis=<c>] [group=<g>]: a dragonfly router (a
+ * leaf of its own under the root) and its nodes; its id is its place
+ * among the router lines, its chassis id / 16 and group id / 96 unless
+ * given (Aries: 16 routers per chassis, Cori: 6 chassis per group). */
+static int router_line(struct builder *b, char **w, int n)
+{
+	char *lw[5], zero[] = "0";
+	struct leaf_line *l;
+	int id = b->n_router_lines;
+
+	if (n < 3 || n > 5)
+		return fail(b, "expected 'router <name> <nodes> [chassis=<c>] [group=<g>]'");
+	lw[0] = w[0];
+	lw[1] = w[1];
+	lw[2] = w[2];
+	lw[3] = lw[4] = zero;
+	if (leaf_line(b, lw, 5))
+		return -1;
+	l = &b->leaves[b->n_leaves - 1];
+	l->router = 1;
+	l->chassis = id / 16;
+	l->group = id / 96;
+	for (int i = 3; i < n; i++) {
+		char *eq = strchr(w[i], '=');
+		int *field = NULL;
+
+		if (eq) {
+			*eq++ = '\0';
+			if (!strcmp(w[i], "chassis"))
+				field = &l->chassis;
+			else if (!strcmp(w[i], "group"))
+				field = &l->group;
+		}
+		if (!field)
+			return fail(b, "router %s: expected chassis=<c> or group=<g>, got '%s'",
+				    w[1], w[i]);
+		if (tb_parse_int(eq, 0, 1000000000, field))
+			return fail(b, "router %s: %s='%s' is not a number from 0 to 1000000000",
+				    w[1], w[i], eq);
+	}
+	b->n_router_lines++;
+	return 0;
+}
+
+/* stall <router> <count>: the router's observed stall count (NeDD's
+ * low-stall); routers without one get the stall model's (nedd.h). */
+static int stall_line(struct builder *b, char **w, int n)
+{
+	struct stall_line *st, *ns;
+
+	if (n != 3)
+		return fail(b, "expected 'stall <router> <count>'");
+	ns = realloc(b->stalls, sizeof(*ns) * (size_t)(b->n_stalls + 1));
+	if (!ns)
+		return fail(b, "out of memory");
+	b->stalls = ns;
+	st = &b->stalls[b->n_stalls];
+	if (strlen(w[1]) >= sizeof(st->router))
+		return fail(b, "stall: router name longer than 63 characters");
+	snprintf(st->router, sizeof(st->router), "%s", w[1]);
+	if (parse_num(w[2], 0, 1e300, &st->count))
+		return fail(b, "stall %s: '%s' is not a number >= 0", w[1], w[2]);
+	st->line = b->line;
+	b->n_stalls++;
+	return 0;
+}
+
+/* now <seconds> [window=<seconds>]: NeDD's decision time and window. */
+static int now_line(struct builder *b, char **w, int n)
+{
+	if (b->has_now)
+		return fail(b, "a second 'now' line");
+	if (n < 2 || n > 3)
+		return fail(b, "expected 'now <seconds> [window=<seconds>]'");
+	if (parse_num(w[1], -1e15, 1e15, &b->s->now))
+		return fail(b, "now '%s': expected a number of seconds", w[1]);
+	if (n == 3) {
+		char *eq = strchr(w[2], '=');
+		char word[80];
+		char why[160];
+
+		if (!eq || strncmp(w[2], "window=", 7))
+			return fail(b, "now: expected window=<seconds>, got '%s'", w[2]);
+		snprintf(word, sizeof(word), "%s", w[2]);
+		if (tb_options_parse(word, &b->s->opts, why, sizeof(why)))
+			return fail(b, "now: %s", why);
+	}
+	b->has_now = 1;
+	b->s->has_now = 1;
+	return 0;
+}
+
 static int job_line(struct builder *b, char **w, int n)
 {
 	struct tb_job *j = &b->s->job;
@@ -181,8 +317,23 @@ static int job_line(struct builder *b, char **w, int n)
 			if (errno || *end || end == eq || !isfinite(j->comm_fraction) ||
 			    j->comm_fraction < 0 || j->comm_fraction > 1)
 				return fail(b, "ratio='%s': expected a number from 0 to 1", eq);
+		} else if (!strcmp(w[i], "app")) {
+			if (app_name(eq, j->app))
+				return fail(b, "app='%s': expected a name of up to %d letters, digits, '-', '_' or '.'",
+					    eq, TB_JOB_APP_LEN - 1);
+		} else if (!strcmp(w[i], "class")) {
+			enum tb_nedd_class c;
+
+			if (tb_nedd_class_parse(eq, &c))
+				return fail(b, "class='%s': expected sensitive or insensitive", eq);
+			j->net_class = (int)c;
+		} else if (!strcmp(w[i], "seed")) {
+			errno = 0;
+			j->seed = strtoull(eq, &end, 10);
+			if (errno || *end || end == eq || *eq == '-')
+				return fail(b, "seed='%s': expected a whole number from 0 to 2^64-1", eq);
 		} else {
-			return fail(b, "unknown job key '%s' (nodes, comm, pattern, ratio)", w[i]);
+			return fail(b, "unknown job key '%s' (nodes, comm, pattern, ratio, app, class, seed)", w[i]);
 		}
 	}
 	if (!j->nodes)
@@ -206,6 +357,9 @@ static int running_line(struct builder *b, char **w, int n)
 	r = &b->running[b->n_running];
 	memset(r, 0, sizeof(*r));
 	r->line = b->line;
+	r->inj = -1;
+	r->start = -INFINITY;
+	r->end = INFINITY;
 	b->n_running++;
 	for (int i = 1; i < n; i++) {
 		char *eq = strchr(w[i], '=');
@@ -222,45 +376,105 @@ static int running_line(struct builder *b, char **w, int n)
 		} else if (!strcmp(w[i], "comm")) {
 			if (tb_parse_int(eq, 0, 1, &r->comm))
 				return fail(b, "comm='%s': expected 0 or 1", eq);
+		} else if (!strcmp(w[i], "inj")) {
+			if (parse_num(eq, 0, 1e12, &r->inj))
+				return fail(b, "inj='%s': expected a per-node injection >= 0", eq);
+		} else if (!strcmp(w[i], "app")) {
+			if (app_name(eq, r->app))
+				return fail(b, "app='%s': expected a name of up to %d letters, digits, '-', '_' or '.'",
+					    eq, TB_JOB_APP_LEN - 1);
+		} else if (!strcmp(w[i], "start")) {
+			if (parse_num(eq, -1e15, 1e15, &r->start))
+				return fail(b, "start='%s': expected a number of seconds", eq);
+		} else if (!strcmp(w[i], "end")) {
+			if (parse_num(eq, -1e15, 1e15, &r->end))
+				return fail(b, "end='%s': expected a number of seconds", eq);
+			r->has_end = 1;
 		} else {
-			return fail(b, "unknown running key '%s' (nodes, comm)", w[i]);
+			return fail(b, "unknown running key '%s' (nodes, comm, inj, app, start, end)", w[i]);
 		}
 	}
 	if (!have_nodes)
 		return fail(b, "running needs nodes=<indexes>");
+	if (r->end < r->start)
+		return fail(b, "running: end before start");
 	return 0;
 }
 
-/* Running jobs onto the occupancy, once the leaf lines have set it. */
+/* The decision time when no `now` line gives it: the latest start or end
+ * of a running line (0 when none gives one). */
+static void default_now(struct builder *b)
+{
+	int any = 0;
+
+	if (b->has_now)
+		return;
+	b->s->now = 0;
+	for (int j = 0; j < b->n_running; j++) {
+		const struct running_line *r = &b->running[j];
+
+		if (isfinite(r->start) && (!any || r->start > b->s->now)) {
+			b->s->now = r->start;
+			any = 1;
+		}
+		if (r->has_end && (!any || r->end > b->s->now)) {
+			b->s->now = r->end;
+			any = 1;
+		}
+	}
+}
+
+/* Running jobs onto the occupancy, once the leaf lines have set it. A job
+ * that has ended (end= at or before now) holds no node; it still counts in
+ * NeDD's traffic window. */
 static int build_running(struct builder *b)
 {
 	struct tb_occupancy *o = b->s->occ;
+	int live = 0;
 
-	if (!b->n_running)
+	default_now(b);
+	for (int j = 0; j < b->n_running; j++) {
+		struct running_line *r = &b->running[j];
+
+		b->line = r->line;
+		if (r->start > b->s->now)
+			return fail(b, "running: start=%g is after now (%g)",
+				    r->start, b->s->now);
+		if (r->has_end && r->end > b->s->now)
+			return fail(b, "running: end=%g is after now (%g): leave end out for a job still running",
+				    r->end, b->s->now);
+		for (int k = 0; k < r->n; k++)
+			if (r->nodes[k] >= o->n_nodes)
+				return fail(b, "running: node %d, the machine has %d",
+					    r->nodes[k], o->n_nodes);
+		live += !r->has_end;
+	}
+	if (!live)
 		return 0;
 	o->job = malloc(sizeof(int) * (size_t)o->n_nodes);
 	if (!o->job)
 		return fail(b, "out of memory");
 	for (int k = 0; k < o->n_nodes; k++)
 		o->job[k] = -1;
-	o->n_jobs = b->n_running;
+	o->n_jobs = 0;
 	for (int j = 0; j < b->n_running; j++) {
 		struct running_line *r = &b->running[j];
+		int id;
 
+		if (r->has_end)
+			continue;
+		id = o->n_jobs++;
 		b->line = r->line;
 		for (int k = 0; k < r->n; k++) {
 			int node = r->nodes[k];
 
-			if (node >= o->n_nodes)
-				return fail(b, "running: node %d, the machine has %d",
-					    node, o->n_nodes);
 			if (o->job[node] >= 0)
 				return fail(b, "running: node %d is in two running jobs",
 					    node);
 			if (o->state[node] != TB_NODE_FREE)
 				return fail(b, "running: node %d is already busy by its leaf line",
 					    node);
-			o->job[node] = j;
+			o->job[node] = id;
 			o->state[node] = r->comm ? TB_NODE_BUSY_COMM : TB_NODE_BUSY;
 		}
 	}
@@ -458,6 +672,68 @@ static int build_torus_state(struct builder *b)
 	return 0;
 }
 
+/* The running lines as NeDD's runs, and the stall lines by router, once
+ * the topology has its routers (tb_scenario_observe computes T). */
+static int build_observations(struct builder *b)
+{
+	struct tb_scenario *s = b->s;
+	const struct tb_topology *t = s->topo;
+
+	s->runs = calloc((size_t)(b->n_running ? b->n_running : 1),
+			 sizeof(*s->runs));
+	s->occ->n_routers = t->n_routers;
+	s->occ->router_traffic = calloc((size_t)(t->n_routers ? t->n_routers : 1),
+					sizeof(double));
+	if (!s->runs || !s->occ->router_traffic)
+		return fail(b, "out of memory");
+	for (int j = 0; j < b->n_running; j++) {
+		struct running_line *r = &b->running[j];
+		struct tb_nedd_run *run = &s->runs[s->n_runs++];
+
+		/* The scenario keeps the node list; the builder's goes. */
+		run->nodes = r->nodes;
+		run->n = r->n;
+		r->nodes = NULL;
+		run->inj = r->inj;
+		memcpy(run->app, r->app, sizeof(run->app));
+		run->start = r->start;
+		run->end = r->end;
+		run->seed = (uint64_t)j;
+	}
+	if (!b->n_stalls)
+		return 0;
+	s->occ->router_stall = malloc(sizeof(double) *
+				      (size_t)(t->n_routers ? t->n_routers : 1));
+	if (!s->occ->router_stall)
+		return fail(b, "out of memory");
+	for (int r = 0; r < t->n_routers; r++)
+		s->occ->router_stall[r] = NAN;
+	for (int i = 0; i < b->n_stalls; i++) {
+		int r = 0;
+
+		b->line = b->stalls[i].line;
+		while (r < t->n_routers &&
+		       strcmp(t->routers[r].name, b->stalls[i].router))
+			r++;
+		if (r == t->n_routers)
+			return fail(b, "stall: unknown router '%s'",
+				    b->stalls[i].router);
+		if (!isnan(s->occ->router_stall[r]))
+			return fail(b, "stall: router %s given twice",
+				    b->stalls[i].router);
+		s->occ->router_stall[r] = b->stalls[i].count;
+	}
+	return 0;
+}
+
+int tb_scenario_observe(struct tb_scenario *s)
+{
+	const struct tb_nedd_run *runs = s->runs;
+
+	return tb_nedd_traffic(s->topo, runs, s->n_runs, s->now,
+			       &s->opts.nedd, s->occ->router_traffic);
+}
+
 static int eval_line(struct builder *b, char **w, int n)
 {
 	if (b->eval)
@@ -513,13 +789,24 @@ static int build(struct builder *b)
 	for (int i = 0; i < b->n_leaves; i++) {
 		int leaf = tb_switch_find(s->topo, b->leaves[i].name);
 		for (int k = 0; k < b->leaves[i].nodes; k++) {
+			struct tb_node *nd;
+
 			snprintf(name, sizeof(name), "%s-%d", b->leaves[i].name, k);
 			if (tb_topology_add_node(s->topo, name, leaf, 1))
 				return fail(b, "out of memory");
+			nd = &s->topo->nodes[s->topo->n_nodes - 1];
+			if (b->leaves[i].router) {
+				nd->router = i;
+				nd->chassis = b->leaves[i].chassis;
+				nd->group = b->leaves[i].group;
+			}
 		}
 	}
 	if (!b->n_leaves)
-		return fail(b, "no 'leaf' line");
+		return fail(b, "no 'leaf' or 'router' line");
+	if (b->n_router_lines && b->n_router_lines != b->n_leaves)
+		return fail(b, "'router' and 'leaf' lines do not mix");
+	s->has_routers = b->n_router_lines > 0;
 	/* Parents named only in 'parent' become switches of their own. */
 	for (int i = 0; i < s->topo->n_switches; i++) {
 		const char *p = s->topo->switches[i].parent_name;
@@ -544,7 +831,7 @@ nodes_built:
 				s->occ->state[node] = TB_NODE_BUSY;
 		}
 	}
-	if (build_running(b) || build_torus_state(b))
+	if (build_running(b) || build_torus_state(b) || build_observations(b))
 		return -1;
 	if (!b->eval)
 		return 0;
@@ -593,6 +880,7 @@ static void free_running(struct builder *b)
 	free(b->pf);
 	free(b->edges);
 	free(b->edge_line);
+	free(b->stalls);
 }
 
 int tb_scenario_parse(const char *text, size_t len, const char *name,
@@ -650,8 +938,14 @@ int tb_scenario_parse(const char *text, size_t len, const char *name,
 			rc = pf_line(&b, w, n);
 		else if (!strcmp(w[0], "edge"))
 			rc = edge_line(&b, w, n);
+		else if (!strcmp(w[0], "router"))
+			rc = router_line(&b, w, n);
+		else if (!strcmp(w[0], "stall"))
+			rc = stall_line(&b, w, n);
+		else if (!strcmp(w[0], "now"))
+			rc = now_line(&b, w, n);
 		else
-			rc = fail(&b, "unknown keyword '%s' (leaf, switch, job, eval, options, running, torus, busy, risky, pf, edge)", w[0]);
+			rc = fail(&b, "unknown keyword '%s' (leaf, router, switch, job, eval, options, running, stall, now, torus, busy, risky, pf, edge)", w[0]);
 		if (rc)
 			goto bad;
 	}
@@ -661,6 +955,10 @@ int tb_scenario_parse(const char *text, size_t len, const char *name,
 	}
 	if (build(&b))
 		goto bad;
+	if (tb_scenario_observe(b.s)) {
+		fail(&b, "out of memory");
+		goto bad;
+	}
 	free(b.leaves);
 	free(b.eval);
 	free_running(&b);
@@ -701,5 +999,8 @@ void tb_scenario_free(struct tb_scenario *s)
 	tb_occupancy_free(s->occ);
 	tb_matrix_free(s->matrix);
 	free(s->eval_alloc);
+	for (int j = 0; j < s->n_runs; j++)
+		free((int *)s->runs[j].nodes);
+	free(s->runs);
 	free(s);
 }

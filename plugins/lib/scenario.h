@@ -38,6 +38,35 @@
  * `edge` lines make the job's matrix (one entry per line, processes from
  * 0 to nodes-1; the pair's weight whatever its direction); `busy`, `pf`
  * and `risky` also work on leaves (node indexes as in `running`).
+ * Router scenarios, for the NeDD family (nedd.h, policy_nedd.c):
+ *
+ *   router R0 4 [chassis=<c>] [group=<g>]  # a router and its nodes; node
+ *                                          # ids follow declaration order
+ *   running nodes=0,2,3 inj=100 start=880            # a job: per-node
+ *   running nodes=13,14,15 inj=30 start=500 end=940  # injection, start,
+ *                                                    # end (s): ended
+ *   running nodes=4-7 app=miniMD                     # by the app's profile
+ *   stall R0 20                 # optional: a router's stall count (else
+ *                               # the stall model's, nedd.h)
+ *   now 1000 window=120         # optional: decision time and window
+ *   job nodes=6 class=sensitive # or app=<name>; seed=<n> for random
+ *
+ * A router is a leaf of its own (under one root); its id is its place
+ * among the router lines (ties are broken by it), its chassis id / 16 and
+ * its group id / 96 unless given (Aries: 16 routers per chassis; Cori: 6
+ * chassis per group). `router` and `leaf` lines do not mix; on a `leaf`
+ * scenario each leaf stands for a router. A running line's inj= is its
+ * per-node injection; without it app= gives the application's (nedd.h;
+ * gpcnet: kernel and canary nodes), and without either the job injects
+ * nothing. start= defaults to before the window, end= to still running;
+ * a job with end= has ended and holds no node, but its traffic counts in
+ * the window. `now` defaults to the latest start= or end= given (0 when
+ * none) and the window to the options' (window=120); neither a start nor
+ * an end may be after now. The job line also takes app=<name> (the
+ * profile table of nedd.h, or any other name: unprofiled),
+ * class=sensitive|insensitive (given, the application is not asked) and
+ * seed=<n> (0 when not given). The options line also takes the NeDD
+ * family's words (nedd_options.h).
  */
 #ifndef TB_SCENARIO_H
 #define TB_SCENARIO_H
@@ -46,6 +75,7 @@
 
 #include "job.h"
 #include "matrix.h"
+#include "nedd.h"
 #include "occupancy.h"
 #include "options.h"
 #include "topology.h"
@@ -62,6 +92,15 @@ struct tb_scenario {
 	struct tb_options opts;	/* the paper's form unless an options line */
 	int has_options;
 	struct tb_matrix *matrix;	/* from edge lines, or NULL */
+	/* NeDD: `router` lines given; the running lines as observations;
+	 * the decision time. occ->router_traffic holds T (per router, at
+	 * now), occ->router_stall the `stall` lines (NaN elsewhere; NULL
+	 * when none). */
+	int has_routers;
+	struct tb_nedd_run *runs;
+	int n_runs;
+	double now;
+	int has_now;
 };
 
 /* Returns 0, or -1 with "<name>:<line>: <reason>" in err. */
@@ -70,5 +109,8 @@ int tb_scenario_parse(const char *text, size_t len, const char *name,
 int tb_scenario_load(const char *path, struct tb_scenario **out, char *err,
 		     size_t errlen);
 void tb_scenario_free(struct tb_scenario *s);
+/* T from the runs again, under s->opts (after options changed the window
+ * or an injection). 0, or -1 when out of memory. */
+int tb_scenario_observe(struct tb_scenario *s);
 
 #endif

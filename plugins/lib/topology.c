@@ -42,6 +42,7 @@ void tb_topology_free(struct tb_topology *t)
 	free(t->lca_level);
 	free(t->switch_slots);
 	free(t->torus_node);
+	tb_topology_free_routers(t);
 	free(t);
 }
 
@@ -397,7 +398,7 @@ int tb_topology_finish(struct tb_topology *t, char *err, size_t errlen)
 		return -1;
 	if (fill_switch_nodes(t) || build_leaf_tables(t))
 		return err_set(err, errlen, "out of memory%s", NULL);
-	return 0;
+	return tb_topology_build_routers(t, err, errlen);
 }
 
 int tb_lca_level(const struct tb_topology *t, int a, int b)

@@ -22,6 +22,27 @@ struct tb_node {
 	int coord[TB_TORUS_DIMS];	/* torus coordinates, -1 when unknown */
 };
 
+/*
+ * A dragonfly router and the nodes it connects (Aries: 4 nodes, NeDD L67,
+ * L94), with its chassis and group for the observation models (nedd.h).
+ * Built by tb_topology_finish from the nodes' router field (topology.json
+ * of cori and theta, a scenario's `router` lines); on a machine without
+ * that field (a fat tree, a `leaf` scenario) each leaf switch stands for a
+ * router, so the router-level policies run on any machine. Routers are
+ * ordered by id, which is how the NeDD strategies break ties.
+ */
+struct tb_router {
+	char *name;		/* its leaf switch's name when that leaf holds
+				 * exactly its nodes, else "rt<id>" */
+	int id;			/* the nodes' router field, or the leaf's rank */
+	int chassis;		/* the nodes' chassis field; for a leaf that
+				 * stands for a router, its parent switch;
+				 * -1 when unknown */
+	int group;		/* -1 when unknown */
+	int n_nodes;
+	int *nodes;		/* node indexes, ascending */
+};
+
 struct tb_switch {
 	char *name;
 	int level;		/* 0 = leaf */
@@ -52,6 +73,10 @@ struct tb_topology {
 	 * by tb_topology_set_torus from the nodes' coord[0..2]. */
 	int torus[3];
 	int *torus_node;
+	/* Routers (struct tb_router), by id; set by tb_topology_finish. */
+	int n_routers;
+	struct tb_router *routers;
+	int *router_of;		/* node index -> router index */
 };
 
 /* Reads the project's topology JSON (emulated-clusters/generate.py).
@@ -81,6 +106,13 @@ void tb_topology_free(struct tb_topology *t);
  * one-line reason in err (t unchanged). */
 int tb_topology_set_torus(struct tb_topology *t, int x, int y, int z,
 			  char *err, size_t errlen);
+/* topology_routers.c: the router map, from the nodes' router, chassis and
+ * group fields (all nodes have one or none). 0, or -1 with a reason in err
+ * (a node without a router among nodes with one, a router whose nodes
+ * disagree on chassis or group). Called by tb_topology_finish. */
+int tb_topology_build_routers(struct tb_topology *t, char *err,
+			      size_t errlen);
+void tb_topology_free_routers(struct tb_topology *t);
 
 /* Index of the switch of that name, or -1. */
 int tb_switch_find(const struct tb_topology *t, const char *name);

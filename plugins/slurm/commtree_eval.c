@@ -349,6 +349,19 @@ static void _record(job_record_t *job_ptr, enum tb_policy policy,
 		_record_torus(&text, occ, job, matrix, node_map, chosen_ok);
 	if (fallback)
 		xstrfmtcat(text, ";fallback=%s", fallback);
+	if (tb_policy_info(policy)->family == TB_FAMILY_NEDD) {
+		struct commtree_model md = { topo, slurm_of, topo_of,
+					     topo_of_count };
+		int *given = xcalloc(topo->n_nodes, sizeof(int)), n = 0;
+
+		/* The nodes Slurm gave, for the runtime factor. */
+		for (int i = 0; (i = bit_ffs_from_bit(node_map, i)) >= 0; i++)
+			if (i < topo_of_count && topo_of[i] >= 0)
+				given[n++] = topo_of[i];
+		commtree_nedd_record(&text, policy, &md, occ, job, opts, given,
+				     n);
+		xfree(given);
+	}
 	xfree(job_ptr->admin_comment);
 	job_ptr->admin_comment = text;
 
@@ -561,6 +574,16 @@ extern int commtree_eval(topology_eval_t *topo_eval,
 		.comm_fraction = prof.comm_fraction,
 		.matrix = matrix,
 	};
+	/* NeDD: the job's application and seed, and the routers' traffic
+	 * from the job records (for its policies, and for every policy's
+	 * decision in the record). */
+	commtree_nedd_job(job_ptr, &opts, &job);
+	if (tb_policy_info(policy)->family == TB_FAMILY_NEDD || record) {
+		struct commtree_model md = { topo, slurm_of, topo_of,
+					     topo_of_count };
+
+		commtree_nedd_observe(&md, occ, &opts);
+	}
 
 	if (!fallback && policy != TB_POLICY_DEFAULT) {
 		enum tb_status st;

@@ -23,6 +23,9 @@ extern bool commtree_job_comm(job_record_t *job_ptr);
  * copy for the snapshot), or NULL when every pf is 0. */
 extern double *commtree_outage_pf(const struct tb_topology *topo);
 extern void commtree_outage_free(void);
+/* NAME=value of the job's SPANK environment, or NULL. */
+extern const char *commtree_spank_value(job_record_t *job_ptr,
+					const char *name);
 
 /* --- the state tree's eval changes (commtree_state.c) ------------------- */
 
@@ -67,5 +70,29 @@ extern int commtree_eval_cores(const struct commtree_model *md,
 			       struct tb_occupancy *occ,
 			       const struct tb_matrix *m,
 			       const struct tb_profile *prof, bool record);
+
+/* --- NeDD (commtree_nedd.c) --------------------------------------------- */
+
+struct tb_job;
+/* T per router into occ (router_traffic) from slurmctld's job records:
+ * every running job and every one that ended inside the window, with its
+ * application (--comm-app) and nodes. Logs and leaves occ without traffic
+ * when out of memory. */
+extern void commtree_nedd_observe(const struct commtree_model *md,
+				  struct tb_occupancy *occ,
+				  const struct tb_options *opts);
+/* The job's application and seed (a hash of the configured seed= and the
+ * job id). */
+extern void commtree_nedd_job(job_record_t *job_ptr,
+			      const struct tb_options *opts,
+			      struct tb_job *job);
+/* The NeDD fields of the record for nodes alloc[0..n): strategy, class,
+ * application, seed, the chosen routers' T, U, G and the runtime factor. */
+extern void commtree_nedd_record(char **text, enum tb_policy policy,
+				 const struct commtree_model *md,
+				 const struct tb_occupancy *occ,
+				 const struct tb_job *job,
+				 const struct tb_options *opts,
+				 const int *alloc, int n);
 
 #endif

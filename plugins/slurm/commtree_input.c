@@ -113,6 +113,13 @@ static const char *_spank_value(job_record_t *job_ptr, const char *name)
 	return NULL;
 }
 
+/* The same for the other glue files (commtree_nedd.c). */
+extern const char *commtree_spank_value(job_record_t *job_ptr,
+					const char *name)
+{
+	return _spank_value(job_ptr, name);
+}
+
 /* Logs a job's bad input once, not at every scheduling pass. */
 static void _warn_once(job_record_t *job_ptr, const char *why)
 {

@@ -5,6 +5,9 @@
  *                                  study's ids 1-5); "none" for a
  *                                  compute-intensive job
  *   --comm-matrix=<file>           rank x rank volumes (plugins/lib/matrix.h)
+ *   --comm-app=<name>              the job's application for the NeDD
+ *                                  family (plugins/lib/nedd.h: Table I's
+ *                                  miniMD ... HPCG, gpcnet, or any name)
  *
  * Both are checked where the user is (sbatch, salloc, srun), so a bad
  * value stops the submission with the reason; the controller only ever
@@ -12,6 +15,7 @@
  *
  *   TESTBED_PROFILE=<comm>:<pattern>:<percent>   (profile.h's form)
  *   TESTBED_COMM_MATRIX=ranks N;from to volume;...
+ *   TESTBED_COMM_APP=<name>
  *
  * The controller reads them from job_ptr->spank_job_env in
  * topology/commtree and still parses them defensively: anything can reach
@@ -23,6 +27,7 @@
 
 #include <slurm/spank.h>
 
+#include "../lib/job.h"
 #include "../lib/matrix.h"
 #include "../lib/profile.h"
 
@@ -35,9 +40,11 @@ SPANK_PLUGIN(testbed, 1);
 /* Plugin glue state: the values given on this command line. */
 static char profile_value[96];
 static char *matrix_value;
+static char app_value[TB_JOB_APP_LEN];
 
 static int _opt_comm(int val, const char *arg, int remote);
 static int _opt_comm_matrix(int val, const char *arg, int remote);
+static int _opt_comm_app(int val, const char *arg, int remote);
 
 /* Registered from slurm_spank_init: sbatch and salloc (the allocator
  * context) ignore a static spank_options table. */
@@ -52,6 +59,10 @@ static struct spank_option testbed_options[] = {
 	  "'<from> <to> <bytes>' lines); the job counts as "
 	  "communication-intensive.",
 	  1, 0, _opt_comm_matrix },
+	{ "comm-app", "<name>",
+	  "The job's application, for the NeDD policies (miniMD, LAMMPS, "
+	  "MILC, HACC, QMCPACK, HPCG, gpcnet, or another name: unprofiled).",
+	  1, 0, _opt_comm_app },
 	SPANK_OPTIONS_TABLE_END
 };
 
@@ -100,6 +111,23 @@ static int _opt_comm_matrix(int val, const char *arg, int remote)
 	return 0;
 }
 
+static int _opt_comm_app(int val, const char *arg, int remote)
+{
+	size_t n = arg ? strlen(arg) : 0;
+
+	if (remote)
+		return 0;
+	if (!n || n >= sizeof(app_value) ||
+	    strspn(arg, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+			"0123456789._-") != n) {
+		slurm_error("--comm-app=%s: expected a name of up to %zu letters, digits, '.', '_' or '-'",
+			    arg ? arg : "", sizeof(app_value) - 1);
+		return -1;
+	}
+	memcpy(app_value, arg, n + 1);
+	return 0;
+}
+
 int slurm_spank_init(spank_t sp, int ac, char **av)
 {
 	spank_context_t ctx = spank_context();
@@ -127,6 +155,12 @@ int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
 	    spank_job_control_setenv(sp, "TESTBED_PROFILE", profile_value,
 				     1) != ESPANK_SUCCESS) {
 		slurm_error("--comm: could not pass the profile to Slurm");
+		return -1;
+	}
+	if (app_value[0] &&
+	    spank_job_control_setenv(sp, "TESTBED_COMM_APP", app_value,
+				     1) != ESPANK_SUCCESS) {
+		slurm_error("--comm-app: could not pass the application to Slurm");
 		return -1;
 	}
 	if (matrix_value &&

@@ -17,6 +17,12 @@
  *
  * and `all` runs default and the policies with the torus trait (which
  * `all` leaves out on any other machine).
+ * A router scenario (`router` lines, NeDD; plugins/lib/scenario.h) prints
+ * the routers taken and the nodes, without the ICPP cost, and a NeDD
+ * strategy that finds fewer free nodes than the job asks for prints
+ * "<policy> wait <reason>":
+ *
+ *   ltr R1:4 R2:2 nodes=4-9
  *
  * With an 'eval' line, prints the cost of that allocation instead.
  *
@@ -37,6 +43,7 @@
  * for none), paper. The build writes it to policies.tsv, which the scripts
  * read (make -C plugins registry).
  */
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,6 +51,7 @@
 
 #include "../lib/cost.h"
 #include "../lib/isolation.h"
+#include "../lib/nedd.h"
 #include "../lib/policy.h"
 #include "../lib/scenario.h"
 #include "../lib/textfile.h"
@@ -55,7 +63,8 @@ static void usage(void)
 		"usage: tb-alloc <scenario> [<policy>|all] [--options <words>]\n"
 		"       tb-alloc --topology <json> [--busy <names>]\n"
 		"                [--busy-comm <names>]\n"
-		"                --job nodes=<n>[,comm=0|1,pattern=<p>]\n"
+		"                --job nodes=<n>[,comm=0|1,pattern=<p>,app=<a>,\n"
+		"                class=sensitive|insensitive,seed=<n>]\n"
 		"                [--options <words>] [<policy>|all]\n"
 		"       tb-alloc --list-policies\n"
 		"policies:");
@@ -64,7 +73,10 @@ static void usage(void)
 	fprintf(stderr,
 		"\noptions: eq3=pair|path ratio=eq1|share fit=bestfit|quiet\n"
 		"         split=halve|pow2 denominator=default1905|default\n"
-		"         ranks=taken|index\n");
+		"         ranks=taken|index\n"
+		"         NeDD: theta=<f> unprofiled=<strategy> window=<s>\n"
+		"         stall_g=<g> stall_noise=<x> inj_kernel=<x>\n"
+		"         inj_canary=<x> inj_<app>=<x>\n");
 }
 
 /* Node names sorted, for --busy lists as long as the machine (a replay's
@@ -171,9 +183,39 @@ static int parse_job(const char *spec, struct tb_job *job)
 					"binomial, ring or cmc\n", spec, v);
 				goto out;
 			}
+		} else if (!strcmp(kv, "app")) {
+			if (!*v || strlen(v) >= sizeof(job->app)) {
+				fprintf(stderr, "tb-alloc: --job %s: app='%s': "
+					"expected a name of 1-%zu characters\n",
+					spec, v, sizeof(job->app) - 1);
+				goto out;
+			}
+			snprintf(job->app, sizeof(job->app), "%s", v);
+		} else if (!strcmp(kv, "class")) {
+			enum tb_nedd_class c;
+
+			if (tb_nedd_class_parse(v, &c)) {
+				fprintf(stderr, "tb-alloc: --job %s: class='%s': "
+					"expected sensitive or insensitive\n",
+					spec, v);
+				goto out;
+			}
+			job->net_class = (int)c;
+		} else if (!strcmp(kv, "seed")) {
+			char *end;
+
+			errno = 0;
+			job->seed = strtoull(v, &end, 10);
+			if (errno || *end || end == v || *v == '-') {
+				fprintf(stderr, "tb-alloc: --job %s: seed='%s': "
+					"expected a whole number from 0 to "
+					"2^64-1\n", spec, v);
+				goto out;
+			}
 		} else {
 			fprintf(stderr, "tb-alloc: --job %s: unknown key '%s' "
-				"(nodes, comm, pattern)\n", spec, kv);
+				"(nodes, comm, pattern, app, class, seed)\n",
+				spec, kv);
 			goto out;
 		}
 	}
@@ -290,7 +332,8 @@ out:
 }
 
 static void print_allocation(const char *label, const struct tb_topology *t,
-			     const int *alloc, int n, double cost, int nodes)
+			     const int *alloc, int n, double cost, int nodes,
+			     int with_cost)
 {
 	printf("%s", label);
 	for (int k = 0; k < n;) {
@@ -301,7 +344,8 @@ static void print_allocation(const char *label, const struct tb_topology *t,
 		}
 		printf(" %s:%d", t->switches[leaf].name, run);
 	}
-	printf(" cost=%g", cost);
+	if (with_cost)
+		printf(" cost=%g", cost);
 	if (nodes) {
 		char buf[4096];
 		tb_format_index_list(alloc, n, buf, sizeof(buf));
@@ -368,6 +412,18 @@ static int run_policy(const struct tb_scenario *s, enum tb_policy p, int *alloc)
 		printf("%s wait %s\n", tb_policy_name(p), why);
 		return 0;
 	}
+	/* NeDD's strategies take nodes as they free up (L104: the experiment
+	 * first gets its idle nodes): too few free is a wait, not an error. */
+	if (rc == TB_ENOSPACE &&
+	    tb_policy_info(p)->family == TB_FAMILY_NEDD) {
+		int n_free = 0;
+
+		for (int k = 0; k < s->topo->n_nodes; k++)
+			n_free += s->occ->state[k] == TB_NODE_FREE;
+		printf("%s wait %d free nodes, the job asks for %d\n",
+		       tb_policy_name(p), n_free, s->job.nodes);
+		return 0;
+	}
 	if (rc != TB_OK) {
 		printf("%s -\n", tb_policy_name(p));
 		fprintf(stderr, "tb-alloc: %s: %s for a %d-node job\n",
@@ -381,7 +437,8 @@ static int run_policy(const struct tb_scenario *s, enum tb_policy p, int *alloc)
 		fprintf(stderr, "tb-alloc: out of memory\n");
 		return 1;
 	}
-	print_allocation(tb_policy_name(p), s->topo, alloc, s->job.nodes, cost, 1);
+	print_allocation(tb_policy_name(p), s->topo, alloc, s->job.nodes, cost, 1,
+			 !s->has_routers);
 	return 0;
 }
 
@@ -437,6 +494,12 @@ int main(int argc, char **argv)
 		tb_scenario_free(s);
 		return 2;
 	}
+	/* The window and the injections may have changed. */
+	if (words && tb_scenario_observe(s)) {
+		fprintf(stderr, "tb-alloc: out of memory\n");
+		tb_scenario_free(s);
+		return 1;
+	}
 	alloc = malloc(sizeof(int) * (size_t)s->topo->n_nodes);
 	if (!alloc) {
 		fprintf(stderr, "tb-alloc: out of memory\n");
@@ -451,7 +514,7 @@ int main(int argc, char **argv)
 			failed = 1;
 		} else {
 			print_allocation("eval", s->topo, s->eval_alloc, s->n_eval,
-					 cost, 0);
+					 cost, 0, 1);
 		}
 	} else {
 		for (int p = first; p <= last; p++) {

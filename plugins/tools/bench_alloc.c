@@ -65,9 +65,10 @@ static int fill(unsigned long long *rng, const struct tb_topology *t,
 	int busy = 0;
 
 	while (busy < busy_target) {
-		struct tb_job job = { job_size(rng, t->n_nodes / 16),
-				      tb_bench_rnd(rng, 10) < 9,
-				      TB_PATTERN_RD, 0.5, NULL };
+		struct tb_job job = {
+			.nodes = job_size(rng, t->n_nodes / 16),
+			.comm = tb_bench_rnd(rng, 10) < 9,
+			.pattern = TB_PATTERN_RD, .comm_fraction = 0.5 };
 		if (job.nodes > max_busy - busy)
 			job.nodes = max_busy - busy;
 		if (job.nodes < 1 ||
@@ -91,7 +92,9 @@ static int time_large(enum tb_policy p, const struct tb_topology *t,
 	double ms[LARGE_PICKS];
 
 	for (int r = 0; r < LARGE_PICKS; r++) {
-		struct tb_job job = { nodes, 1, TB_PATTERN_RD, 0.5, NULL };
+		struct tb_job job = { .nodes = nodes, .comm = 1,
+				      .pattern = TB_PATTERN_RD,
+				      .comm_fraction = 0.5 };
 		double t0 = now_us();
 		enum tb_status rc = tb_allocate(p, t, o, &job, alloc);
 
@@ -202,9 +205,10 @@ int main(int argc, char **argv)
 		int waits = 0;
 
 		for (int r = 0; r < requests; r++) {
-			struct tb_job job = { sizes[r], comm[r],
-					      (enum tb_pattern)(r % TB_PATTERN_COUNT),
-					      0.5, NULL };
+			struct tb_job job = {
+				.nodes = sizes[r], .comm = comm[r],
+				.pattern = (enum tb_pattern)(r % TB_PATTERN_COUNT),
+				.comm_fraction = 0.5 };
 			double t0 = now_us();
 			enum tb_status rc = tb_allocate((enum tb_policy)p, t, o,
 							&job, alloc);

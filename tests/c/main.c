@@ -70,6 +70,14 @@ static const struct tb_test tb_tests[] = {
 	T(test_tofa_refusals_and_errors),
 	T(test_tofa_topology_json),
 	T(test_tofa_outage_file),
+	T(test_nedd_worked_case_traffic),
+	T(test_nedd_worked_case_strategies),
+	T(test_nedd_window_case),
+	T(test_nedd_classifier),
+	T(test_nedd_congestor_and_noise),
+	T(test_nedd_random),
+	T(test_nedd_scenario_errors),
+	T(test_nedd_runtime_model),
 	{ NULL, NULL },
 };
 #undef T

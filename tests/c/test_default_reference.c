@@ -248,7 +248,9 @@ void test_default_matches_leaf_by_leaf(void)
 				free_nodes++;
 		}
 		for (int q = 0; q < 8; q++) {
-			struct tb_job job = { 1, 1, TB_PATTERN_RD, 0.5, NULL };
+			struct tb_job job = { .nodes = 1, .comm = 1,
+					      .pattern = TB_PATTERN_RD,
+					      .comm_fraction = 0.5 };
 			enum tb_status rc, ref;
 
 			job.nodes = q == 0 ? (free_nodes ? free_nodes : 1) :

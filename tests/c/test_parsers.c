@@ -130,8 +130,9 @@ void test_matrix_errors(void)
 }
 
 static const char *small_json =
-	"{\"name\":\"t\",\"nodes\":[{\"name\":\"n0\",\"cores\":4},"
-	"{\"name\":\"n1\",\"cores\":4},{\"name\":\"n2\",\"cores\":4,\"router\":7}],"
+	"{\"name\":\"t\",\"nodes\":[{\"name\":\"n0\",\"cores\":4,\"router\":3},"
+	"{\"name\":\"n1\",\"cores\":4,\"router\":3},"
+	"{\"name\":\"n2\",\"cores\":4,\"router\":7,\"chassis\":1}],"
 	"\"switches\":[{\"name\":\"l0\",\"level\":0,\"parent\":\"top\",\"nodes\":[0,1]},"
 	"{\"name\":\"l1\",\"level\":0,\"parent\":\"top\",\"nodes\":[2]},"
 	"{\"name\":\"top\",\"level\":1,\"parent\":null,\"nodes\":[0,1,2]}]}";
@@ -147,6 +148,17 @@ void test_topology_json(void)
 	CHECK_EQ(t->n_leaves, 2);
 	CHECK_EQ(t->n_levels, 2);
 	CHECK_EQ(t->nodes[2].router, 7);
+	/* The router map (topology_routers.c): by id, named by the leaf
+	 * that holds exactly the router's nodes. */
+	CHECK_EQ(t->n_routers, 2);
+	CHECK_EQ(t->routers[0].id, 3);
+	CHECK_EQ(t->routers[0].n_nodes, 2);
+	CHECK(!strcmp(t->routers[0].name, "l0"));
+	CHECK_EQ(t->routers[1].id, 7);
+	CHECK_EQ(t->routers[1].chassis, 1);
+	CHECK_EQ(t->routers[0].chassis, -1);
+	CHECK_EQ(t->router_of[2], 1);
+	CHECK_EQ(t->router_of[1], 0);
 	CHECK_EQ(tb_lca_level(t, 0, 1), 0);
 	CHECK_EQ(tb_lca_level(t, 0, 2), 1);
 	CHECK_EQ(t->switches[2].n_nodes, 3);
@@ -168,6 +180,23 @@ void test_topology_json_errors(void)
 	CHECK(strstr(err, "already under another leaf") != NULL);
 	CHECK(tb_topology_from_json_text("{", 1, &t, err, sizeof(err)) == -1);
 	CHECK(strstr(err, "not JSON") != NULL);
+	/* A node without a router among nodes with one. */
+	{
+		const char *mixed = "{\"nodes\":[{\"name\":\"n0\",\"router\":1},"
+			"{\"name\":\"n1\"}],\"switches\":["
+			"{\"name\":\"a\",\"level\":0,\"nodes\":[0,1]}]}";
+		const char *split = "{\"nodes\":[{\"name\":\"n0\",\"router\":1,"
+			"\"chassis\":0},{\"name\":\"n1\",\"router\":1,"
+			"\"chassis\":2}],\"switches\":["
+			"{\"name\":\"a\",\"level\":0,\"nodes\":[0,1]}]}";
+
+		CHECK(tb_topology_from_json_text(mixed, strlen(mixed), &t, err,
+						 sizeof(err)) == -1);
+		CHECK(!strcmp(err, "node n1: no router, while other nodes have one"));
+		CHECK(tb_topology_from_json_text(split, strlen(split), &t, err,
+						 sizeof(err)) == -1);
+		CHECK(strstr(err, "node n1: its chassis or group differs") != NULL);
+	}
 	CHECK(tb_json_parse(deep, strlen(deep), &v, err, sizeof(err)) == -1);
 	CHECK(strstr(err, "nested deeper") != NULL);
 	CHECK(tb_json_parse("\"a\\u0041\\n\"", 11, &v, err, sizeof(err)) == 0);

@@ -144,7 +144,8 @@ void test_tm_table1_figure1(void)
 	struct tb_topology *t = figure1();
 	struct tb_matrix *m = matrix(table1_matrix);
 	struct tb_occupancy *o = tb_occupancy_new(t->n_nodes);
-	struct tb_job job = { 4, 1, TB_PATTERN_RD, 0.5, m };
+	struct tb_job job = { .nodes = 4, .comm = 1, .pattern = TB_PATTERN_RD,
+			      .comm_fraction = 0.5, .matrix = m };
 	int a[4], n0 = node_named(t, "n0"), n1 = node_named(t, "n1");
 	int n2 = node_named(t, "n2"), n4 = node_named(t, "n4");
 	int n5 = node_named(t, "n5");

@@ -71,5 +71,14 @@ void test_tofa_greedy_hand(void);
 void test_tofa_refusals_and_errors(void);
 void test_tofa_topology_json(void);
 void test_tofa_outage_file(void);
+/* test_nedd.c */
+void test_nedd_worked_case_traffic(void);
+void test_nedd_worked_case_strategies(void);
+void test_nedd_window_case(void);
+void test_nedd_classifier(void);
+void test_nedd_congestor_and_noise(void);
+void test_nedd_random(void);
+void test_nedd_scenario_errors(void);
+void test_nedd_runtime_model(void);
 
 #endif

@@ -1,0 +1,67 @@
+/*
+ * The NeDD family's named options (nedd.h), carried in struct tb_options
+ * as `nedd` and given in the same text form (options.h: a scenario's
+ * `options` line, tb-alloc --options, TopologyParam key=value words):
+ *
+ *   theta=0.30          the MPI-time share above which an application is
+ *                       network-sensitive (L146: "above 19.3%"; any theta
+ *                       in [0.193, 0.482) classifies Table I as printed)
+ *   unprofiled=fewer-router
+ *                       the strategy `nedd` uses for an application with
+ *                       no profile (L82 says "a default allocation
+ *                       strategy", not which): ltr, htr, random, low-stall
+ *                       or fewer-router
+ *   window=120          the traffic window W in seconds (L72, L104: "the
+ *                       last two minutes")
+ *   stall_g=0.5         the share of a router's own traffic in its stall
+ *                       count (ours; L94, L166-174: Ntile stalls include
+ *                       transit traffic); the rest is the mean traffic of
+ *                       the other routers of its chassis
+ *   stall_noise=0.2     the stall count's relative noise: a seeded uniform
+ *                       factor in [1 - x, 1 + x], 0 <= x < 1 (ours)
+ *   inj_kernel=1 inj_canary=0.1
+ *                       the congestor's per-node injection on its kernel
+ *                       nodes (80 %, L122) and on its canary nodes (20 %)
+ *   inj_<app>=<x>       an application's per-node injection (ours: its MPI
+ *                       share f of Table I), e.g. inj_minimd=0.689
+ *   seed=0              the configured seed: inside Slurm a job's seed (of
+ *                       random, the stall noise and a congestor's roles)
+ *                       is a hash of it and the job id
+ *
+ * Every one of these is a choice of ours where the paper is silent, except
+ * theta's range and W; docs/readings.md lists them.
+ */
+#ifndef TB_NEDD_OPTIONS_H
+#define TB_NEDD_OPTIONS_H
+
+#include <stddef.h>
+
+/* Table I's six applications and the congestor (nedd_profile.c). */
+#define TB_NEDD_APPS 7
+
+struct tb_nedd_options {
+	double theta;
+	int unprofiled;			/* an enum tb_policy of the family */
+	double window;
+	double stall_g;
+	double stall_noise;
+	double inj_kernel;
+	double inj_canary;
+	double inj[TB_NEDD_APPS];	/* by the profile table's index */
+	unsigned long long seed;
+};
+
+/* The defaults above. */
+void tb_nedd_options_default(struct tb_nedd_options *o);
+/* One word key=value of n characters: 0 when it is a NeDD option and set,
+ * -1 with a reason in err when it is one with a bad value, 1 when the key
+ * is not a NeDD option (o unchanged). */
+int tb_nedd_option_word(struct tb_nedd_options *o, const char *w, size_t n,
+			char *err, size_t errlen);
+/* "theta=0.3 unprofiled=fewer-router window=120 stall_g=0.5
+ * stall_noise=0.2 inj_kernel=1 inj_canary=0.1 seed=0" (inj_<app> words only
+ * where they differ from f); returns what snprintf returns. */
+int tb_nedd_options_format(const struct tb_nedd_options *o, char *buf,
+			   size_t len);
+
+#endif
