@@ -381,9 +381,9 @@ teardown() {
 	run make -s -C "$ROOT" replay LOG=atlantis
 	assert_failure
 	assert_output --partial "unknown LOG 'atlantis'; valid: curie intrepid lublin mira theta"
-	run make -s -C "$ROOT" replay LOG=theta POLICY=random
+	run make -s -C "$ROOT" replay LOG=theta POLICY=atlantis
 	assert_failure
-	assert_output --partial "unknown POLICY 'random'; valid: default greedy balanced adaptive"
+	assert_output --partial "unknown POLICY 'atlantis'; valid: default greedy balanced adaptive"
 	run make -s -C "$ROOT" replay RESUME=nope
 	assert_failure
 	assert_output --partial "RESUME=nope: no such run"
