@@ -11,10 +11,11 @@ cmd_test() {
 	in_tools make -s -C "$ROOT/plugins" check
 	info "test: the virtual clock's preload library (plugins/vclock)"
 	in_tools make -s -C "$ROOT/plugins" vclock-check
+	# The tools and the policy registry (build/c/policies.tsv) that the
+	# Python tests and the bats suites read: built before either.
+	build_tools
 	info "test: Python unit tests (pytest)"
 	in_tools python3 -m pytest -q "$ROOT/tests/python"
-	# The tools and the policy registry the suites' Python reads.
-	build_tools
 	info "test: bats suites"
 	# A directory outside the clone, with a space in its name, at the same
 	# path on the host and in the tools image: the tests put the files a
