@@ -29,6 +29,9 @@ nodes_of_running() {
 
 running() { [ "$(ctl "squeue -h -j $1 -o %T")" = RUNNING ]; }
 
+# pending_for <job> <reason>: the job is pending with that reason.
+pending_for() { [ "$(ctl "squeue -h -j $1 -o '%T %r'")" = "PENDING $2" ]; }
+
 submit() {
 	local id
 	id=$(ctl "sbatch --parsable $1 --wrap='sleep 600'")
@@ -128,8 +131,14 @@ scenario_tiny() {
 
 @test "tiny, greedy: a job that must wait has no record until it starts" {
 	local id
+	# One node busy, so that a job of all 32 must wait (the jobs of the
+	# tests before are running too, unless this test runs alone).
+	submit "-N 1" >/dev/null
 	id=$(ctl "sbatch --parsable -N 32 --comment=1:2 --wrap='sleep 1'")
-	sleep 3
+	# Until the scheduler has tried it and found the nodes busy: before
+	# that, the absence of a record proves nothing.
+	wait_for 30 pending_for "$id" Resources ||
+		fail "job $id: not pending for Resources within 30 s: $(ctl "squeue -h -j $id -o '%T %r'")"
 	assert_equal "$(ctl "squeue -h -j $id -o %T")" PENDING
 	# The submission's and the scheduler's tests of whether it could
 	# ever run (on an idle-machine view) write nothing.
