@@ -22,12 +22,14 @@ teardown_file() {
 
 setup() { load helpers; }
 
-# The newest run of a policy, and whether it is a new one with submissions.
+# The newest run of a policy, and whether it is a new balanced run that
+# has submitted n jobs or more (submitted_since <runs before> <n>).
 newest() { ls -d "$ROOT"/results/*-theta-"$1"* 2>/dev/null | tail -n 1; }
 submitted_since() {
 	local d
 	d=$(newest balanced)
-	[ -n "$d" ] && ! grep -qxF "$d" <<<"$1" && [ -s "$d/submitted.tsv" ]
+	[ -n "$d" ] && ! grep -qxF "$d" <<<"$1" && [ -f "$d/submitted.tsv" ] &&
+		[ "$(wc -l <"$d/submitted.tsv")" -ge "$2" ]
 }
 
 container() {
@@ -140,13 +142,18 @@ container() {
 	before=$(ls -d "$ROOT"/results/*-theta-balanced* 2>/dev/null || true)
 	make -s -C "$ROOT" replay LOG=theta JOBS=12 SCALE=16 POLICY=balanced SPEEDUP=200 LEAD=1 >/dev/null 2>&1 &
 	pid=$!
-	wait_for 60 submitted_since "$before" || fail "the replay never submitted"
-	sleep 1
-	pkill -TERM -f 'workloads/replay.py' || true
+	# Stopped once 3 jobs are submitted: the first job runs 60 wall s at
+	# rate 200 (no idle jump while it runs) and the 12th is due 31 wall s
+	# after the first, so the stop comes mid-window however fast the
+	# machine is. Only this test's own replay is stopped.
+	wait_for 60 submitted_since "$before" 3 || fail "the replay did not submit 3 jobs within 60 s"
+	kill_tree "$pid"
 	wait "$pid" || true
 	run=$(newest balanced)
 	[ "$(jq -r '.finished // false' "$run/manifest.json")" = false ] ||
-		skip "the replay finished before it could be interrupted"
+		fail "the replay finished although it was stopped mid-window"
+	[ "$(wc -l <"$run/submitted.tsv")" -lt 12 ] ||
+		fail "all 12 jobs were submitted before the stop: nothing is left to resume"
 	# Stopped: the cluster is back at wall speed, the stop in Slurm's time.
 	make -s -C "$ROOT" exec CMD="tb-vclock now $PAGE" | grep -q ' rate 1 '
 	jq -e '.stopped_at > .t0' "$run/manifest.json" >/dev/null
