@@ -35,18 +35,26 @@ setup() { load helpers; }
 }
 
 @test "a sleep job runs to COMPLETED and sacct --json reports its elapsed time" {
-	local id
+	local id t0 wall
+	t0=$(date +%s)
 	id=$(make -s -C "$ROOT" exec CMD="sbatch --parsable -N 2 -J sleeper --wrap='sleep 3'")
 	[[ "$id" =~ ^[0-9]+$ ]]
 	echo "$id" >"$BATS_FILE_TMPDIR/job"
 	wait_for 120 job_completed "$id" ||
 		fail "job $id did not reach COMPLETED in accounting"
+	wall=$(($(date +%s) - t0))
 	run sacct_json "$id"
 	assert_success
 	local elapsed nodes
 	elapsed=$(jq '.jobs[0].time.elapsed' <<<"$output")
 	nodes=$(jq -r '.jobs[0].allocation_nodes' <<<"$output")
-	[ "$elapsed" -ge 3 ] && [ "$elapsed" -le 6 ] || fail "elapsed $elapsed s for sleep 3"
+	[[ $elapsed =~ ^[0-9]+$ ]] || fail "elapsed: $elapsed"
+	# End - start, in whole seconds, and at least the 3 s the job slept;
+	# at most the wall time from the submission to COMPLETED in accounting
+	# (+1 s: whole seconds), however slowly a loaded machine launched it.
+	assert_equal "$elapsed" "$(jq '.jobs[0].time | .end - .start' <<<"$output")"
+	[ "$elapsed" -ge 3 ] && [ "$elapsed" -le $((wall + 1)) ] ||
+		fail "elapsed $elapsed s for sleep 3, seen COMPLETED $wall s after the submission"
 	assert_equal "$nodes" 2
 	assert_equal "$(jq -r '.jobs[0].name' <<<"$output")" sleeper
 }

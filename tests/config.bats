@@ -271,30 +271,38 @@ check_counts() {
 		compose() {
 			if [[ " $* " == *" --since "* ]]; then echo "$new"; else echo "$old"; echo "$new"; fi
 		}
+		# A case that must fail: its message alone could be printed by a
+		# verify_policy that then returns 0, and make up would go on.
+		fails() {
+			local status=0
+			("$@") || status=$?
+			[ "$status" -ne 0 ] || { echo "succeeded: $*"; exit 3; }
+		}
 		(verify_policy tiny && echo ok)
 		param=policy_default
-		(verify_policy tiny) || true
+		fails verify_policy tiny
 		param=policy_greedy
 		new="topology/commtree: topology.json: line 3: expected a switch; every job gets topology/tree'"'"'s choice"
-		(verify_policy tiny) || true
+		fails verify_policy tiny
 		# Nothing loaded since this start, only the stale line before it:
 		# enough without a start time, not since one.
 		new=""
-		(verify_policy tiny 1700000000.5) || true
+		fails verify_policy tiny 1700000000.5
 		(verify_policy tiny && echo stale-ok)
 		old=""
-		(verify_policy tiny) || true
+		fails verify_policy tiny
 		old="topology/commtree: /etc/slurm/topology.json: 32 nodes, 8 leaves, 3 levels"
 		new="topology/commtree: /etc/slurm/topology.json: 30 nodes, 8 leaves, 3 levels"
-		(verify_policy tiny 1700000000.5) || true
+		fails verify_policy tiny 1700000000.5
 		new="topology/commtree: /etc/slurm/topology.json: 32 nodes, 8 leaves, 3 levels (some nodes unknown to Slurm)"
-		(verify_policy tiny 1700000000.5) || true
+		fails verify_policy tiny 1700000000.5
 		new=$old
 		param=policy_greedy,commtree_timing,eq3=path
-		(verify_policy tiny) || true
+		fails verify_policy tiny
 		opts="fit=quiet eq3=path"
 		param=policy_greedy,fit=quiet,commtree_timing,eq3=path
 		(verify_policy tiny 1700000000.5 && echo options-ok)' _ "$ROOT/scripts/lib/cluster.bash"
+	assert_success
 	assert_line --index 0 ok
 	assert_line --index 1 "error: the controller runs policy 'default', not 'greedy'; see 'make logs SERVICE=slurmctld'"
 	assert_line --index 2 "error: slurmctld could not load the topology: topology.json: line 3: expected a switch; every job gets topology/tree's choice"

@@ -26,21 +26,6 @@ teardown() {
 	make -s -C "$ROOT" exec CMD='scancel -u root' >/dev/null 2>&1 || true
 }
 
-# kill_tree <pid>: SIGINT to it and its descendants (the replay driver
-# under make stops cleanly on it), then SIGKILL to what is left.
-kill_tree() {
-	local pids=$1 all="" p
-	while [ -n "$pids" ]; do
-		all+=" $pids"
-		pids=$(for p in $pids; do ps -o pid= --ppid "$p"; done | xargs)
-	done
-	# shellcheck disable=SC2086
-	kill -INT $all 2>/dev/null || true
-	sleep 3
-	# shellcheck disable=SC2086
-	kill -KILL $all 2>/dev/null || true
-}
-
 container_of() {
 	docker ps -aq --filter "label=com.docker.compose.project=${TESTBED_PROJECT:-testbed}" \
 		--filter "label=com.docker.compose.service=$1"

@@ -23,6 +23,27 @@ wait_for() {
 	done
 }
 
+# kill_tree <pid>: ends a command the test started in the background and
+# everything it started, and nothing else (pkill -f would end other
+# projects' replays on the machine too). SIGINT to it and its descendants
+# (the replay driver under make stops cleanly on it: it records the stop
+# and sets the clock back to rate 1), then SIGKILL to whatever has not
+# ended within 30 s.
+kill_tree() {
+	local all=() new=("$1") p
+	while [ ${#new[@]} -gt 0 ]; do
+		all+=("${new[@]}")
+		mapfile -t new < <(for p in "${new[@]}"; do ps -o pid= --ppid "$p"; done | awk '{print $1}')
+	done
+	kill -INT "${all[@]}" 2>/dev/null || true
+	wait_for 30 ended "${all[*]}" || true
+	kill -KILL "${all[@]}" 2>/dev/null || true
+}
+
+# ended "<pid> <pid> ...": none of them runs (a zombie has ended: its
+# parent has yet to reap it).
+ended() { ! ps -o stat= -p "$1" | grep -qv '^Z'; }
+
 sacct_json() { make -s -C "$ROOT" exec CMD="sacct -X --json -j $1"; }
 
 job_state() { sacct_json "$1" | jq -r '.jobs[0].state.current[0] // empty'; }

@@ -29,6 +29,9 @@ nodes_of_running() {
 
 running() { [ "$(ctl "squeue -h -j $1 -o %T")" = RUNNING ]; }
 
+# pending_for <job> <reason>: the job is pending with that reason.
+pending_for() { [ "$(ctl "squeue -h -j $1 -o '%T %r'")" = "PENDING $2" ]; }
+
 submit() {
 	local id
 	id=$(ctl "sbatch --parsable $1 --wrap='sleep 600'")
@@ -66,7 +69,7 @@ probe() {
 	# it gave (ranks in node order) is recorded too.
 	refute_output --partial fallback=
 	assert_output --regexp ";cost_actual=[0-9.e+]+"
-	echo "$id" >>"$BATS_FILE_TMPDIR/probes"
+	echo "$id $policy" >>"$BATS_FILE_TMPDIR/probes"
 }
 
 # A fixed sequence of pins and probes on a freshly emptied cluster.
@@ -128,8 +131,14 @@ scenario_tiny() {
 
 @test "tiny, greedy: a job that must wait has no record until it starts" {
 	local id
+	# One node busy, so that a job of all 32 must wait (the jobs of the
+	# tests before are running too, unless this test runs alone).
+	submit "-N 1" >/dev/null
 	id=$(ctl "sbatch --parsable -N 32 --comment=1:2 --wrap='sleep 1'")
-	sleep 3
+	# Until the scheduler has tried it and found the nodes busy: before
+	# that, the absence of a record proves nothing.
+	wait_for 30 pending_for "$id" Resources ||
+		fail "job $id: not pending for Resources within 30 s: $(ctl "squeue -h -j $id -o '%T %r'")"
 	assert_equal "$(ctl "squeue -h -j $id -o %T")" PENDING
 	# The submission's and the scheduler's tests of whether it could
 	# ever run (on an idle-machine view) write nothing.
@@ -138,12 +147,25 @@ scenario_tiny() {
 	ctl "scancel $id"
 }
 
+# sacct_record <job> <policy>: sacct's AdminComment for the job names the
+# policy and has its costs, as scontrol showed it while the job ran.
+sacct_record() {
+	ctl "sacct -X -n -j $1 -o AdminComment%300" |
+		grep -Eq "(^|[[:space:]])policy=$2;.*;cost_adaptive=[0-9.e+]+"
+}
+
 @test "sacct shows every probe's policy and costs after it ends" {
+	# The probes of the tests above; none (a filtered run, a failure before
+	# any probe) would check nothing.
+	[ -s "$BATS_FILE_TMPDIR/probes" ] || fail "no probe has run before this test: nothing to check"
 	ctl 'scancel -u root' >/dev/null
-	local id
-	for id in $(cat "$BATS_FILE_TMPDIR/probes"); do
-		wait_for 60 bash -c "make -s -C '$ROOT' exec CMD='sacct -X -n -j $id -o AdminComment%300' | grep -q cost_adaptive=" ||
-			fail "job $id: no costs in sacct's AdminComment"
+	local probes line id policy
+	# Read first: docker exec (ctl) would read the rest of a file on stdin.
+	mapfile -t probes <"$BATS_FILE_TMPDIR/probes"
+	for line in "${probes[@]}"; do
+		read -r id policy <<<"$line"
+		wait_for 60 sacct_record "$id" "$policy" ||
+			fail "job $id: sacct's AdminComment does not name policy $policy with its costs: $(ctl "sacct -X -n -j $id -o AdminComment%300")"
 	done
 }
 

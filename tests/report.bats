@@ -17,8 +17,13 @@ report() {
 
 metric() { jq -r "$1" "$RUN_DIR/metrics.json"; }
 
-near() { awk -v a="$1" -v b="$2" 'BEGIN {d = a - b; exit !(d < 1e-6 && d > -1e-6)}' ||
-	fail "got $1, expected $2"; }
+# near <got> <expected>: within 1e-6. A number first: awk reads null (a
+# missing key) or an empty string as 0.
+near() {
+	[[ $1 =~ ^-?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?$ ]] || fail "got '$1', expected $2"
+	awk -v a="$1" -v b="$2" 'BEGIN {d = a - b; exit !(d < 1e-6 && d > -1e-6)}' ||
+		fail "got $1, expected $2"
+}
 
 @test "metrics of the fixture match the hand-computed answers" {
 	run report

@@ -22,12 +22,14 @@ teardown_file() {
 
 setup() { load helpers; }
 
-# The newest run of a policy, and whether it is a new one with submissions.
+# The newest run of a policy, and whether it is a new balanced run that
+# has submitted n jobs or more (submitted_since <runs before> <n>).
 newest() { ls -d "$ROOT"/results/*-theta-"$1"* 2>/dev/null | tail -n 1; }
 submitted_since() {
 	local d
 	d=$(newest balanced)
-	[ -n "$d" ] && ! grep -qxF "$d" <<<"$1" && [ -s "$d/submitted.tsv" ]
+	[ -n "$d" ] && ! grep -qxF "$d" <<<"$1" && [ -f "$d/submitted.tsv" ] &&
+		[ "$(wc -l <"$d/submitted.tsv")" -ge "$2" ]
 }
 
 container() {
@@ -66,9 +68,14 @@ container() {
 		# The preloaded date, before and after the page's own reading (by
 		# system calls): the page's time must fall between them, give or
 		# take 0.5 virtual s. Unpreloaded, date would be 1000 s behind.
-		out=$(docker exec "$c" bash -c "a=\$(date +%s.%N); b=\$(tb-vclock now $PAGE | awk '{print \$3}'); c=\$(date +%s.%N); echo \$a \$b \$c")
-		awk '{ if (!($2 >= $1 - 0.5 && $2 <= $3 + 0.5 && $3 - $1 < 5)) { print "'"$svc"': " $0; exit 1 } }' <<<"$out" ||
-			fail "$svc's time is off the page's: $out"
+		# The two dates are at most 100 times the wall time between them
+		# apart (three process starts: 50 ms of wall time is 5 virtual s,
+		# more on a loaded machine), measured by /proc/uptime, which the
+		# preload leaves alone (bash reads it, no process; 10 ms steps);
+		# a date ahead of the page's rate would spread them further.
+		out=$(docker exec "$c" bash -c "read -r u0 _ </proc/uptime; a=\$(date +%s.%N); b=\$(tb-vclock now $PAGE | awk '{print \$3}'); c=\$(date +%s.%N); read -r u1 _ </proc/uptime; echo \$a \$b \$c \$u0 \$u1")
+		awk '{ if (!($2 >= $1 - 0.5 && $2 <= $3 + 0.5 && $3 - $1 <= 100 * ($5 - $4 + 0.01) + 0.5)) { print "'"$svc"': " $0; exit 1 } }' <<<"$out" ||
+			fail "$svc's time is off the page's (date, page, date, uptime, uptime): $out"
 	done
 }
 
@@ -79,12 +86,23 @@ container() {
 	# The front ends' own log files: only what they write from now on.
 	lines=$(docker exec "$(container emu1)" bash -c 'cat /var/log/slurm/slurmd-*.log' | wc -l)
 	c=$(container slurmctld)
-	v0=$(docker exec "$c" date +%s)
+	# The controller's date, between two readings of /proc/uptime (wall
+	# time: the preload leaves it alone; bash reads it, no process; 10 ms
+	# steps), before and after the idle 2 minutes.
+	local clk='read -r u0 _ </proc/uptime; v=$(date +%s.%N); read -r u1 _ </proc/uptime; echo $u0 $v $u1'
+	v0=$(docker exec "$c" bash -c "$clk")
 	sleep 120
-	v1=$(docker exec "$c" date +%s)
-	# 2 min at rate 100: 12,000 virtual s (docker exec's own latency aside).
-	awk -v d=$((v1 - v0)) 'BEGIN { exit !(d > 11500 && d < 12600) }' ||
-		fail "the clock advanced $((v1 - v0)) virtual s in 120 s"
+	v1=$(docker exec "$c" bash -c "$clk")
+	# At rate 100 the clock advanced 100 times the wall time between the two
+	# dates, which lies between the inner and the outer uptime readings
+	# (+-10 ms each), give or take 0.5 virtual s: about 12,000 virtual s,
+	# within a few virtual s of what was measured however long docker exec
+	# and sleep took (rate 101 would be 120 s off).
+	awk -v a="$v0" -v b="$v1" 'BEGIN { split(a, x, " "); split(b, y, " "); d = y[2] - x[2]
+		lo = 100 * (y[1] - x[3] - 0.01) - 0.5; hi = 100 * (y[3] - x[1] + 0.01) + 0.5
+		printf "the clock advanced %.2f virtual s, expected %.2f to %.2f\n", d, lo, hi
+		exit !(d >= lo && d <= hi && d > 11500) }' ||
+		fail "the virtual clock did not run at rate 100 while the cluster idled: $v0 / $v1"
 	nodes=$(make -s -C "$ROOT" exec CMD="sinfo -h -t idle -o %D")
 	assert_equal "$nodes" 32
 	local bad
@@ -140,13 +158,18 @@ container() {
 	before=$(ls -d "$ROOT"/results/*-theta-balanced* 2>/dev/null || true)
 	make -s -C "$ROOT" replay LOG=theta JOBS=12 SCALE=16 POLICY=balanced SPEEDUP=200 LEAD=1 >/dev/null 2>&1 &
 	pid=$!
-	wait_for 60 submitted_since "$before" || fail "the replay never submitted"
-	sleep 1
-	pkill -TERM -f 'workloads[.]replay' || true
+	# Stopped once 3 jobs are submitted: the first job runs 60 wall s at
+	# rate 200 (no idle jump while it runs) and the 12th is due 31 wall s
+	# after the first, so the stop comes mid-window however fast the
+	# machine is. Only this test's own replay is stopped.
+	wait_for 60 submitted_since "$before" 3 || fail "the replay did not submit 3 jobs within 60 s"
+	kill_tree "$pid"
 	wait "$pid" || true
 	run=$(newest balanced)
 	[ "$(jq -r '.finished // false' "$run/manifest.json")" = false ] ||
-		skip "the replay finished before it could be interrupted"
+		fail "the replay finished although it was stopped mid-window"
+	[ "$(wc -l <"$run/submitted.tsv")" -lt 12 ] ||
+		fail "all 12 jobs were submitted before the stop: nothing is left to resume"
 	# Stopped: the cluster is back at wall speed, the stop in Slurm's time.
 	make -s -C "$ROOT" exec CMD="tb-vclock now $PAGE" | grep -q ' rate 1 '
 	jq -e '.stopped_at > .t0' "$run/manifest.json" >/dev/null
