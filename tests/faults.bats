@@ -86,6 +86,7 @@ running_now() { echo " $(make -s -C "$ROOT" exec CMD='squeue -h -t R,CG -o %i' |
 # the state file was written in a later second than both (Slurm's times,
 # virtual or not). Its recovery then knows every job, and that one as
 # running (a job started after the last save is started again instead).
+# shellcheck disable=SC2016 # the command runs in the controller
 state_saved() {
 	make -s -C "$ROOT" exec CMD='last=$(squeue -h -t all -o %V | sort | tail -n 1)
 		first=$(squeue -h -t R -o %S | sort | head -n 1)

@@ -89,6 +89,7 @@ container() {
 	# The controller's date, between two readings of /proc/uptime (wall
 	# time: the preload leaves it alone; bash reads it, no process; 10 ms
 	# steps), before and after the idle 2 minutes.
+	# shellcheck disable=SC2016 # the command runs in the controller
 	local clk='read -r u0 _ </proc/uptime; v=$(date +%s.%N); read -r u1 _ </proc/uptime; echo $u0 $v $u1'
 	v0=$(docker exec "$c" bash -c "$clk")
 	sleep 120
