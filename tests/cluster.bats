@@ -68,7 +68,14 @@ setup() { load helpers; }
 @test "make up with an unknown cluster lists the valid ones" {
 	run make -s -C "$ROOT" up CLUSTER=atlantis
 	assert_failure
-	assert_output --partial "unknown CLUSTER 'atlantis'; valid: cab cori curie hpc2010 pinot theta tiny"
+	# Every machine definition, in the order of the directory's glob.
+	local f names=()
+	for f in "$ROOT"/emulated-clusters/*.cluster; do
+		f=${f##*/}
+		names+=("${f%.cluster}")
+	done
+	[ "${#names[@]}" -ge 7 ] || fail "only ${#names[@]} machine definitions"
+	assert_output --partial "unknown CLUSTER 'atlantis'; valid: ${names[*]}"
 }
 
 @test "make status names the cluster and its policy" {

@@ -337,11 +337,14 @@ check_counts() {
 	assert_success
 	assert_output "./.state/exp-1/munge.key
 ./.state/exp-1/vclock/clock
+./build/c/tb-alloc
 ./build/projects/exp-1/clusters/cab/slurm.conf
 --
 .
 ./.state
 ./build
+./build/c
+./build/c/tb-alloc
 ./build/projects
 ./build/projects/exp-2"
 }

@@ -150,7 +150,9 @@ cmd_clean() {
 # This testbed's state and generated files only. Another testbed (another
 # TESTBED_PROJECT, as each of an experiment's runs) keeps its state in
 # .state/<project> and its configuration in build/projects/<project>, and
-# may be running beside this one: the default testbed's clean spares them.
+# may be running beside this one: the default testbed's clean spares them,
+# and the policy library's build (build/c: the tools and the registry,
+# policies.tsv, that every testbed's scripts read), which is no testbed's.
 clean_own_files() {
 	if [ "$PROJECT" != testbed ]; then
 		rm -rf "$STATE_DIR" "$ROOT/build/projects/$PROJECT"
@@ -165,7 +167,7 @@ clean_own_files() {
 		esac
 	done
 	for f in "$ROOT"/build/*; do
-		[ "$f" = "$ROOT/build/projects" ] || rm -rf "$f"
+		case $f in "$ROOT/build/projects" | "$ROOT/build/c") ;; *) rm -rf "$f" ;; esac
 	done
 }
 
