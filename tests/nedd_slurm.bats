@@ -43,6 +43,10 @@ place() {
 	local id
 	make -s -C "$ROOT" up CLUSTER=dfly POLICY="$1" OPTIONS='stall_g=0.2 stall_noise=0' >/dev/null
 	id=$(ctl_sh "sbatch --parsable -N 3 $2 --wrap='sleep 30'")
+	# Running, not only recorded: a will-run test writes the record too,
+	# before the job has nodes (seen on a loaded machine).
+	wait_for 30 bash -c "make -s -C '$ROOT' exec CMD='scontrol show job $id' | grep -q 'JobState=RUNNING'" ||
+		fail "job $id is not running 30 s after its submission"
 	wait_for 30 bash -c "make -s -C '$ROOT' exec CMD='scontrol show job $id' | grep -q 'AdminComment=policy='" ||
 		fail "job $id has no AdminComment"
 	ctl_sh "scontrol show job $id" | sed -n 's/^ *NodeList=\([^ ]*\).*/\1/p'
