@@ -126,7 +126,7 @@ setup() { load helpers; }
 @test "every image records its Debian packages and their versions" {
 	local img
 	for img in tools db slurm; do
-		run docker run --rm --entrypoint cat "testbed-$img:${TESTBED_TAG:-latest}" \
+		run docker run --rm --entrypoint cat "testbed-$img:$TESTBED_TAG" \
 			/usr/local/share/testbed/packages.txt
 		assert_success
 		assert_line --regexp '^bash [^ ]+$'

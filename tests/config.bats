@@ -316,8 +316,8 @@ check_counts() {
 }
 
 @test "make clean removes only its own testbed's state and configuration, never another project's" {
-	# clean_own_files from scripts/lib/cluster.bash on a made-up tree: the default
-	# testbed's files beside an experiment run's (TESTBED_PROJECT=exp-1).
+	# clean_own_files from scripts/lib/cluster.bash on a made-up tree: the
+	# clone's own testbed's files beside an experiment run's (TESTBED_PROJECT=exp-1).
 	run bash -c '
 		set -euo pipefail
 		eval "$(sed -n "/^clean_own_files() {/,/^}/p" "$1")"
@@ -329,7 +329,8 @@ check_counts() {
 			"$ROOT/.state/exp-1/munge.key" "$ROOT/.state/exp-1/vclock/clock" \
 			"$ROOT/build/c/tb-alloc" "$ROOT/build/clusters/tiny/slurm.conf" \
 			"$ROOT/build/projects/exp-1/clusters/cab/slurm.conf"
-		PROJECT=testbed STATE_DIR=$ROOT/.state clean_own_files
+		CLONE_PROJECT=tree-0123abcd
+		PROJECT=$CLONE_PROJECT STATE_DIR=$ROOT/.state clean_own_files
 		(cd "$ROOT" && find . -type f | sort)
 		echo --
 		PROJECT=exp-1 STATE_DIR=$ROOT/.state/exp-1 clean_own_files

@@ -27,7 +27,7 @@ teardown() {
 }
 
 container_of() {
-	docker ps -aq --filter "label=com.docker.compose.project=${TESTBED_PROJECT:-testbed}" \
+	docker ps -aq --filter "label=com.docker.compose.project=$TESTBED_PROJECT" \
 		--filter "label=com.docker.compose.service=$1"
 }
 

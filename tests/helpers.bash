@@ -50,10 +50,10 @@ job_state() { sacct_json "$1" | jq -r '.jobs[0].state.current[0] // empty'; }
 
 job_completed() { [ "$(job_state "$1")" = COMPLETED ]; }
 
-# scripts/testbed's cluster_dir: another TESTBED_PROJECT has its own
-# generated configuration.
+# scripts/testbed's cluster_dir: another TESTBED_PROJECT than the clone's
+# own (TESTBED_CLONE_PROJECT) has its own generated configuration.
 cluster_dir() {
-	if [ "${TESTBED_PROJECT:-testbed}" = testbed ]; then
+	if [ "$TESTBED_PROJECT" = "$TESTBED_CLONE_PROJECT" ]; then
 		echo "$ROOT/build/clusters/$1"
 	else
 		echo "$ROOT/build/projects/$TESTBED_PROJECT/clusters/$1"

@@ -277,7 +277,7 @@ submitted_at_least() {
 	pid=$!
 	wait_for 60 has_submissions adaptive "$before" || fail "the replay never submitted"
 	run=$(new_run adaptive "$before")
-	ctld=$(docker ps -q --filter label=com.docker.compose.project="${TESTBED_PROJECT:-testbed}" \
+	ctld=$(docker ps -q --filter label=com.docker.compose.project="$TESTBED_PROJECT" \
 		--filter label=com.docker.compose.service=slurmctld)
 	# Jobs running across the restart: Slurm 24.11 in front-end mode drops
 	# their batch step when it recovers its state ("Invalid step_node_list
@@ -303,10 +303,10 @@ replay_on_small_disk() {
 	local sock=/var/run/docker.sock logs
 	logs=$(cd "${WORKLOADS_DIR:-$ROOT/../shared/workloads}" && pwd)
 	docker run --rm -u "$(id -u):$(id -g)" -e HOME=/tmp -e TESTBED_IN_TOOLS=1 \
-		-e TESTBED_PROJECT="${TESTBED_PROJECT:-testbed}" -e WORKLOADS_DIR="$logs" \
+		-e TESTBED_PROJECT="$TESTBED_PROJECT" -e WORKLOADS_DIR="$logs" \
 		-v "$ROOT:$ROOT" -v "$logs:$logs:ro" -v "$FULL_VOL:/small" \
 		-v "$sock:$sock" --group-add "$(stat -c %g "$sock")" -w "$ROOT" \
-		"testbed-tools:${TESTBED_TAG:-latest}" make -s replay RESULTS_DIR=/small "$@"
+		"testbed-tools:$TESTBED_TAG" make -s replay RESULTS_DIR=/small "$@"
 }
 
 run_in_slurm() {
@@ -326,7 +326,7 @@ fill_small_disk() {
 	FULL_VOL=testbed-test-small-$$
 	docker volume create --opt type=tmpfs --opt device=tmpfs \
 		--opt o=size=256k,uid="$(id -u)" "$FULL_VOL" >/dev/null
-	docker run -d --name "$FULL_VOL" -v "$FULL_VOL:/small" "testbed-tools:${TESTBED_TAG:-latest}" sleep 900 >/dev/null
+	docker run -d --name "$FULL_VOL" -v "$FULL_VOL:/small" "testbed-tools:$TESTBED_TAG" sleep 900 >/dev/null
 	# Four pages: plan.tsv, topology.json, manifest.json and replay.log
 	# fit, the first line of submitted.tsv does not, after jobs went to Slurm.
 	fill_small_disk 4

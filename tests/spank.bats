@@ -105,7 +105,7 @@ refused() {
 	# The rank order names the job's own nodes, one per rank block; the
 	# output file is on the front end's container.
 	local emu nodes order
-	emu=$(docker ps -q --filter "label=com.docker.compose.project=${TESTBED_PROJECT:-testbed}" \
+	emu=$(docker ps -q --filter "label=com.docker.compose.project=$TESTBED_PROJECT" \
 		--filter label=com.docker.compose.service=emu1)
 	wait_for 30 bash -c "docker exec $emu cat /tmp/tm-$id.out 2>/dev/null | grep -q TESTBED_RANK_NODES=." ||
 		fail "no TESTBED_RANK_NODES in the job's output"
@@ -139,7 +139,7 @@ refused() {
 	assert_output --regexp "Nodes=$busy CPU_IDs=[0-9]-[0-9] "
 	assert_output --partial "NumCPUs=6 "
 	# One node per rank: 0 and 5 together, 1 to 4 together.
-	emu=$(docker ps -q --filter "label=com.docker.compose.project=${TESTBED_PROJECT:-testbed}" \
+	emu=$(docker ps -q --filter "label=com.docker.compose.project=$TESTBED_PROJECT" \
 		--filter label=com.docker.compose.service=emu1)
 	wait_for 30 bash -c "docker exec $emu cat /tmp/tm-$id.out 2>/dev/null | grep -q TESTBED_RANK_NODES=." ||
 		fail "no TESTBED_RANK_NODES in the job's output"

@@ -26,12 +26,7 @@ ctl_sh() { make -s -C "$ROOT" exec CMD="$1"; }
 
 # The generated cluster directory the controller reads (scripts/lib/config.bash).
 outage_file() {
-	local p=${TESTBED_PROJECT:-testbed}
-	if [ "$p" = testbed ]; then
-		echo "$ROOT/build/clusters/torus64/outage.txt"
-	else
-		echo "$ROOT/build/projects/$p/clusters/torus64/outage.txt"
-	fi
+	echo "$(cluster_dir torus64)/outage.txt"
 }
 
 admin_comment() {
@@ -43,7 +38,7 @@ admin_comment() {
 # The job's TESTBED_RANK_NODES, from its output on the front end.
 rank_nodes() {
 	local emu
-	emu=$(docker ps -q --filter "label=com.docker.compose.project=${TESTBED_PROJECT:-testbed}" \
+	emu=$(docker ps -q --filter "label=com.docker.compose.project=$TESTBED_PROJECT" \
 		--filter label=com.docker.compose.service=emu1)
 	wait_for 30 bash -c "docker exec $emu cat /tmp/tofa-$1.out 2>/dev/null | grep -q TESTBED_RANK_NODES=." ||
 		fail "no TESTBED_RANK_NODES in job $1's output"

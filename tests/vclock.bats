@@ -33,7 +33,7 @@ submitted_since() {
 }
 
 container() {
-	docker ps -q --filter "label=com.docker.compose.project=${TESTBED_PROJECT:-testbed}" \
+	docker ps -q --filter "label=com.docker.compose.project=$TESTBED_PROJECT" \
 		--filter "label=com.docker.compose.service=$1"
 }
 
@@ -107,7 +107,7 @@ container() {
 	nodes=$(make -s -C "$ROOT" exec CMD="sinfo -h -t idle -o %D")
 	assert_equal "$nodes" 32
 	local bad
-	bad=$(for c in $(docker ps -q --filter "label=com.docker.compose.project=${TESTBED_PROJECT:-testbed}"); do
+	bad=$(for c in $(docker ps -q --filter "label=com.docker.compose.project=$TESTBED_PROJECT"); do
 		docker logs --since "$since" "$c" 2>&1
 	done | grep -iE 'error|timed? ?out|expired|credential|not responding|EAGAIN|EBUSY|Resource temporarily' || true)
 	bad+=$(docker exec "$(container emu1)" bash -c 'cat /var/log/slurm/slurmd-*.log' |

@@ -7,6 +7,13 @@ cmd_up() {
 	require_cluster "$name"
 	require_docker
 	up=$(current_cluster)
+	# A project (TESTBED_PROJECT) another clone runs is that clone's:
+	# its jobs and controller state are not this one's to take over.
+	local owner
+	owner=$(project_clone "$PROJECT")
+	if [ -n "$owner" ] && [ "$owner" != "$ROOT" ]; then
+		die "project '$PROJECT' is up from another clone ($owner); use another TESTBED_PROJECT, or 'make down' there"
+	fi
 	if [ -n "$(running_containers)" ] && [ -n "$up" ] && [ "$up" != "$name" ]; then
 		die "cluster '$up' is up; run 'make down' first (or 'make up CLUSTER=$up')"
 	fi
@@ -118,6 +125,7 @@ summary() {
 		info "  memory:       $memory MiB (sum over containers)"
 	fi
 	info "  policy:       $(cluster_var "$name" POLICY)"
+	info "  testbed:      project $PROJECT, clone $ROOT"
 }
 
 cmd_down() {
@@ -150,11 +158,11 @@ cmd_clean() {
 # This testbed's state and generated files only. Another testbed (another
 # TESTBED_PROJECT, as each of an experiment's runs) keeps its state in
 # .state/<project> and its configuration in build/projects/<project>, and
-# may be running beside this one: the default testbed's clean spares them,
+# may be running beside this one: the clone's own testbed's clean spares them,
 # and the policy library's build (build/c: the tools and the registry,
 # policies.tsv, that every testbed's scripts read), which is no testbed's.
 clean_own_files() {
-	if [ "$PROJECT" != testbed ]; then
+	if [ "$PROJECT" != "$CLONE_PROJECT" ]; then
 		rm -rf "$STATE_DIR" "$ROOT/build/projects/$PROJECT"
 		return 0
 	fi
@@ -173,10 +181,16 @@ clean_own_files() {
 
 cmd_status() {
 	require_docker
-	local name
+	local name others
 	name=$(current_cluster)
+	info "testbed: $(whose_project)"
+	local owner
+	owner=$(project_clone "$PROJECT")
+	[ -z "$owner" ] || [ "$owner" = "$ROOT" ] || info "  its containers were started from another clone: $owner"
+	others=$(other_testbeds)
+	[ -z "$others" ] || info "other testbeds up on this Docker:"$'\n'"$others"
 	if [ -z "$name" ] || [ -z "$(running_containers)" ]; then
-		info "no cluster is up (valid: $(cluster_names))"
+		info "no cluster is up in this testbed (valid: $(cluster_names))"
 		return 0
 	fi
 	local running

@@ -36,11 +36,12 @@ cmd_policies() {
 	policy_registry | awk -F'\t' '{printf "%-12s %-10s %-13s %s\n", $1, $2, $3, $4}'
 }
 
-# Another project (TESTBED_PROJECT) keeps its own generated configuration,
-# so that testbeds of one cluster under different policies (make experiment)
-# do not share one slurm.conf. workloads/replay.py follows the same rule.
+# Another project (TESTBED_PROJECT) than the clone's own keeps its own
+# generated configuration, so that testbeds of one cluster under different
+# policies (make experiment) do not share one slurm.conf.
+# workloads/replay/cluster.py follows the same rule.
 cluster_dir() {
-	if [ "$PROJECT" = testbed ]; then
+	if [ "$PROJECT" = "$CLONE_PROJECT" ]; then
 		echo "$ROOT/build/clusters/$1"
 	else
 		echo "$ROOT/build/projects/$PROJECT/clusters/$1"

@@ -3,16 +3,42 @@
 # and results are. Every other piece reads these settings, so they are made
 # once, here, before any command runs.
 
-# The Compose project: another name gives a second, independent testbed on
-# the same Docker (its own containers, network and volumes).
-PROJECT=${TESTBED_PROJECT:-testbed}
+# The Compose project. Its default is the clone's own (clone_project):
+# two clones on one machine get two testbeds (containers, network, volumes,
+# kept controller state) and never meet. TESTBED_PROJECT=<name> gives
+# another, independent testbed of this clone (make experiment gives each
+# run one); its state is in .state/<name> and its configuration in
+# build/projects/<name>, while the clone's own is in .state and
+# build/clusters.
+#
+# The name: the clone directory's name, sanitized for Compose (lower case;
+# letters, digits, '-' and '_'; at most 24 characters), then '-' and the
+# first 8 hex digits of the sha256 of the clone's absolute path. The name
+# says which clone it is in `docker ps`; the hash keeps two clones of the
+# same name (~/a/testbed and ~/b/testbed) apart. The tools image mounts the
+# clone at the same path, so the name is the same inside it.
+clone_project() {
+	local base hash
+	base=$(basename "$ROOT" | tr '[:upper:]' '[:lower:]' | tr -c 'a-z0-9_-' '-' |
+		sed 's/^[-_]*//; s/-*$//' | cut -c1-24)
+	hash=$(printf '%s' "$ROOT" | sha256sum | cut -c1-8)
+	printf '%s-%s\n' "${base:-testbed}" "$hash"
+}
+CLONE_PROJECT=$(clone_project)
+PROJECT=${TESTBED_PROJECT:-$CLONE_PROJECT}
 STATE_DIR=$ROOT/.state
-[ "$PROJECT" = testbed ] || STATE_DIR=$ROOT/.state/$PROJECT
-readonly PROJECT STATE_DIR
-export TESTBED_PROJECT=$PROJECT TESTBED_STATE_DIR=$STATE_DIR
-# The images' tag: another one keeps a second checkout's images (a branch
-# under test) from replacing the ones a running testbed uses.
-TAG=${TESTBED_TAG:-latest}
+[ "$PROJECT" = "$CLONE_PROJECT" ] || STATE_DIR=$ROOT/.state/$PROJECT
+readonly CLONE_PROJECT PROJECT STATE_DIR
+# TESTBED_CLONE_PROJECT: the Python and the tests follow the same rule.
+export TESTBED_PROJECT=$PROJECT TESTBED_STATE_DIR=$STATE_DIR TESTBED_CLONE_PROJECT=$CLONE_PROJECT
+# The images' tag: by default the clone's own (its project's name), since
+# the images carry the clone's code (the plugins, the scripts): a shared tag
+# would let one clone's `make up` replace the images another clone's
+# running cluster restarts its containers from. Layers of the same content
+# are shared between tags, so a second clone costs only its own changes
+# (and not a second compile of Slurm). Not the project: make experiment's
+# runs (one project each) use the images of the clone that started them.
+TAG=${TESTBED_TAG:-$CLONE_PROJECT}
 readonly TAG
 export TESTBED_TAG=$TAG
 TOPOLOGIES_DIR=${TOPOLOGIES_DIR:-$ROOT/../shared/topologies}

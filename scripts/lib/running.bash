@@ -20,6 +20,34 @@ compose_for() {
 		-f "$(cluster_dir "$name")/emulators.yml" "$@"
 }
 
+# The clone a project's containers were started from (Compose labels each
+# container with the files it was given: <clone>/compose/base.yml first),
+# or nothing when none is running.
+project_clone() {
+	local id files
+	id=$(docker ps -q --filter "label=com.docker.compose.project=$1" | head -n 1)
+	[ -n "$id" ] || return 0
+	files=$(docker inspect -f '{{index .Config.Labels "com.docker.compose.project.config_files"}}' "$id" 2>/dev/null) || return 0
+	files=${files%%,*}
+	echo "${files%/compose/base.yml}"
+}
+
+# Which testbed this is: the project, whose it is, and the clone.
+whose_project() {
+	local whose="this clone's own"
+	[ "$PROJECT" = "$CLONE_PROJECT" ] || whose="TESTBED_PROJECT"
+	echo "project $PROJECT ($whose), clone $ROOT, images testbed-*:$TAG"
+}
+
+# Every testbed's controller on this Docker but this one: project and
+# clone, one a line.
+other_testbeds() {
+	docker ps --filter label=com.docker.compose.service=slurmctld \
+		--format '{{.Label "com.docker.compose.project"}} {{.Label "com.docker.compose.project.config_files"}}' |
+		awk -v p="$PROJECT" '$1 != p {f = $2; sub(/,.*/, "", f); sub(/\/compose\/base\.yml$/, "", f)
+			print "  project " $1 ", clone " f}'
+}
+
 running_containers() {
 	docker ps -q --filter "label=com.docker.compose.project=$PROJECT"
 }

@@ -21,10 +21,12 @@ def current_cluster(root):
 
 
 def cluster_dir(root, name):
-    """scripts/testbed's cluster_dir: another project (TESTBED_PROJECT) has
-    its own generated configuration."""
-    project = os.environ.get("TESTBED_PROJECT", "testbed")
-    clusters = (os.path.join(root, "build", "clusters") if project == "testbed" else
+    """scripts/testbed's cluster_dir: another project (TESTBED_PROJECT) than
+    the clone's own (TESTBED_CLONE_PROJECT, scripts/lib/env.bash) has its own
+    generated configuration."""
+    own = os.environ.get("TESTBED_CLONE_PROJECT", "testbed")
+    project = os.environ.get("TESTBED_PROJECT", own)
+    clusters = (os.path.join(root, "build", "clusters") if project == own else
                 os.path.join(root, "build", "projects", project, "clusters"))
     return os.path.join(clusters, name)
 
