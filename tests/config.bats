@@ -34,6 +34,7 @@ check_counts() {
 }
 
 @test "hpc2010: 512 nodes in the real file's 32 leaves of 16, one root" {
+	real_topology iitk-hpc2010.topology.conf
 	check_counts hpc2010 512 4096 32 2
 	run grep -c '^SwitchName=ibsw[0-9]* Nodes=' "$ROOT/build/test-config/hpc2010/topology.conf"
 	assert_output 32

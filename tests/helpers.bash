@@ -5,6 +5,26 @@ export ROOT
 bats_load_library bats-support
 bats_load_library bats-assert
 
+# The logs the replays read: the real ones where the clone has them
+# (WORKLOADS_DIR: ../shared/workloads beside it, as in CI, or what `make
+# fetch-logs` fetched); on a bare clone, the synthetic Theta log in the
+# study's format in tests/fixtures/workloads (its README).
+if [ ! -f "${WORKLOADS_DIR:-}/seed000-theta-2018.jobs" ]; then
+	WORKLOADS_DIR=$ROOT/tests/fixtures/workloads
+fi
+export WORKLOADS_DIR
+# real_logs: the tests that check a real log's own content (its pinned
+# sha256) skip without it, saying how to get it.
+real_logs() {
+	[ "$WORKLOADS_DIR" != "$ROOT/tests/fixtures/workloads" ] ||
+		skip "the real logs are not here: run 'make fetch-logs' or set WORKLOADS_DIR (../shared/workloads)"
+}
+# The topology files (TOPOLOGIES_DIR, default ../shared/topologies).
+real_topology() {
+	[ -f "${TOPOLOGIES_DIR:-$ROOT/../shared/topologies}/$1" ] ||
+		skip "$1 is not here: set TOPOLOGIES_DIR to a directory that has it (../shared/topologies)"
+}
+
 # Node, core and leaf counts from a generated topology.json.
 json_count() { jq "$2" "$ROOT/build/test-config/$1/topology.json"; }
 
