@@ -152,6 +152,10 @@ static int job_line(struct builder *b, char **w, int n)
 		if (!strcmp(w[i], "nodes")) {
 			if (tb_parse_int(eq, 1, TB_SCENARIO_MAX_NODES, &j->nodes))
 				return tb_scn_fail(b, "nodes='%s' is not a positive number", eq);
+		} else if (!strcmp(w[i], "ranks")) {
+			if (tb_parse_int(eq, 1, TB_MATRIX_MAX_RANKS, &b->s->ranks))
+				return tb_scn_fail(b, "ranks='%s': expected a number of ranks from 1 to %d",
+						   eq, TB_MATRIX_MAX_RANKS);
 		} else if (!strcmp(w[i], "comm")) {
 			if (tb_parse_int(eq, 0, 1, &j->comm))
 				return tb_scn_fail(b, "comm='%s': expected 0 or 1", eq);
@@ -180,12 +184,13 @@ static int job_line(struct builder *b, char **w, int n)
 			if (errno || *end || end == eq || *eq == '-')
 				return tb_scn_fail(b, "seed='%s': expected a whole number from 0 to 2^64-1", eq);
 		} else {
-			return tb_scn_fail(b, "unknown job key '%s' (nodes, comm, pattern, ratio, app, class, seed)", w[i]);
+			return tb_scn_fail(b, "unknown job key '%s' (nodes, ranks, comm, pattern, ratio, app, class, seed)", w[i]);
 		}
 	}
-	if (!j->nodes)
-		return tb_scn_fail(b, "job needs nodes=<n>");
+	if (!j->nodes && !b->s->ranks)
+		return tb_scn_fail(b, "job needs nodes=<n> or ranks=<n>");
 	b->s->has_job = 1;
+	b->s->job_line = b->line;
 	return 0;
 }
 
@@ -300,6 +305,9 @@ static void free_running(struct builder *b)
 	free(b->edges);
 	free(b->edge_line);
 	free(b->stalls);
+	free(b->busycores);
+	free(b->pairs);
+	free(b->pair_line);
 }
 
 int tb_scenario_parse(const char *text, size_t len, const char *name,
@@ -363,8 +371,14 @@ int tb_scenario_parse(const char *text, size_t len, const char *name,
 			rc = tb_scn_stall_line(&b, w, n);
 		else if (!strcmp(w[0], "now"))
 			rc = tb_scn_now_line(&b, w, n);
+		else if (!strcmp(w[0], "cores"))
+			rc = tb_scn_cores_line(&b, w, n);
+		else if (!strcmp(w[0], "busycores"))
+			rc = tb_scn_busycores_line(&b, w, n);
+		else if (!strcmp(w[0], "pair"))
+			rc = tb_scn_pair_line(&b, w, n);
 		else
-			rc = tb_scn_fail(&b, "unknown keyword '%s' (leaf, router, switch, job, eval, options, running, stall, now, torus, busy, risky, pf, edge)", w[0]);
+			rc = tb_scn_fail(&b, "unknown keyword '%s' (leaf, router, switch, job, eval, options, running, stall, now, torus, busy, risky, pf, edge, cores, busycores, pair)", w[0]);
 		if (rc)
 			goto bad;
 	}

@@ -67,6 +67,24 @@
  * class=sensitive|insensitive (given, the application is not asked) and
  * seed=<n> (0 when not given). The options line also takes the NeDD
  * family's words (nedd_options.h).
+ *
+ * TreeMatch (IJHPCA 2018; place_cores.h), on `leaf` machines:
+ *
+ *   cores 2                 # cores per node, all nodes (default 1)
+ *   running nodes=3         # busy whole nodes, as above
+ *   busycores 0:1 2:1       # node:count of busy cores on partly busy
+ *                           # nodes (repeatable; a node once)
+ *   pair 0 1 10000          # the job's matrix: rank, rank, volume; each
+ *                           # pair once (its affinity w(i,j), both
+ *                           # directions together)
+ *   job ranks=8 nodes=4     # sbatch -n 8 -N 4: whole nodes, ranks in
+ *                           # blocks; without nodes= the job is placed
+ *                           # core by core (sbatch -n 8)
+ *
+ * A partly busy node is busy to the node-level policies (occupancy.h);
+ * TreeMatch's core-level strategies use its free cores. `pair` lines
+ * without ranks= give one rank per node (ranks = nodes). ranks= and
+ * `pair` lines do not go with `eval`, `torus` or `edge` lines.
  */
 #ifndef TB_SCENARIO_H
 #define TB_SCENARIO_H
@@ -81,6 +99,7 @@
 #include "topology.h"
 
 #define TB_SCENARIO_MAX_NODES (1 << 20)
+#define TB_SCENARIO_MAX_CORES 4096
 
 struct tb_scenario {
 	struct tb_topology *topo;
@@ -101,6 +120,11 @@ struct tb_scenario {
 	int n_runs;
 	double now;
 	int has_now;
+	/* TreeMatch: the job's ranks (ranks=, else nodes when there are
+	 * `pair` lines; 0 for a node job) and its line. job.nodes is 0 for
+	 * a job placed core by core (ranks= without nodes=). */
+	int ranks;
+	int job_line;
 };
 
 /* Returns 0, or -1 with "<name>:<line>: <reason>" in err. */

@@ -81,7 +81,8 @@ int tb_scn_build(struct builder *b)
 			struct tb_node *nd;
 
 			snprintf(name, sizeof(name), "%s-%d", b->leaves[i].name, k);
-			if (tb_topology_add_node(s->topo, name, leaf, 1))
+			if (tb_topology_add_node(s->topo, name, leaf,
+						 b->cores ? b->cores : 1))
 				return tb_scn_fail(b, "out of memory");
 			nd = &s->topo->nodes[s->topo->n_nodes - 1];
 			if (b->leaves[i].router) {
@@ -121,7 +122,7 @@ nodes_built:
 		}
 	}
 	if (build_running(b) || tb_scn_build_torus_state(b) ||
-	    tb_scn_build_observations(b))
+	    tb_scn_build_observations(b) || tb_scn_build_cores(b))
 		return -1;
 	if (!b->eval)
 		return 0;

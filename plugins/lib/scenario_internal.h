@@ -9,6 +9,8 @@
  *                      allocation from the lines (tb_scn_build)
  *   scenario_torus.c   TOFA's torus/busy/risky/pf/edge lines
  *   scenario_router.c  NeDD's router/stall/now lines, its observations
+ *   scenario_cores.c   TreeMatch's cores/busycores/pair lines, the job's
+ *                      ranks and matrix
  */
 #ifndef TB_SCENARIO_INTERNAL_H
 #define TB_SCENARIO_INTERNAL_H
@@ -53,6 +55,10 @@ struct pf_item {
 	int line;
 };
 
+struct busycores_item {
+	int node, count, line;
+};
+
 struct builder {
 	const char *name;
 	char *err;
@@ -80,6 +86,13 @@ struct builder {
 	struct stall_line *stalls;
 	int n_stalls;
 	int has_now;
+	int cores;		/* cores per node (`cores`), 0: 1 */
+	int cores_line;
+	struct busycores_item *busycores;
+	int n_busycores;
+	struct tb_matrix_entry *pairs;	/* `pair` lines */
+	int n_pairs;
+	int *pair_line;
 };
 
 /* --- scenario.c --------------------------------------------------------- */
@@ -109,5 +122,12 @@ int tb_scn_stall_line(struct builder *b, char **w, int n);
 int tb_scn_now_line(struct builder *b, char **w, int n);
 void tb_scn_default_now(struct builder *b);
 int tb_scn_build_observations(struct builder *b);
+
+/* --- scenario_cores.c --------------------------------------------------- */
+
+int tb_scn_cores_line(struct builder *b, char **w, int n);
+int tb_scn_busycores_line(struct builder *b, char **w, int n);
+int tb_scn_pair_line(struct builder *b, char **w, int n);
+int tb_scn_build_cores(struct builder *b);
 
 #endif

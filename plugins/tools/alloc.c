@@ -26,6 +26,15 @@
  *
  * With an 'eval' line, prints the cost of that allocation instead.
  *
+ * A job of ranks (`job ranks=`, `pair` lines: TreeMatch, IJHPCA 2018;
+ * plugins/lib/place_cores.h says how each policy places them) prints, per
+ * policy, the nodes it took, the node of each rank, and the hop-bytes
+ * with cores as the tree's leaves (Sec. 3.1.3) and at node level:
+ *
+ *   tm-i nodes=0-1 ranks=0,1,1,0 hopbytes=360 nodehopbytes=60
+ *
+ * The policies' refusals are printed as above.
+ *
  * State mode, for comparing with a running Slurm on the same snapshot:
  *
  *   tb-alloc --topology topology.json --busy n1,n2 [--busy-comm n3]
@@ -52,6 +61,7 @@
 #include "../lib/cost.h"
 #include "../lib/isolation.h"
 #include "../lib/nedd.h"
+#include "../lib/place_cores.h"
 #include "../lib/policy.h"
 #include "../lib/scenario.h"
 #include "../lib/textfile.h"
@@ -401,13 +411,68 @@ static int print_torus(const struct tb_scenario *s, enum tb_policy p,
 	return 0;
 }
 
+/* A job of ranks: "<policy> nodes=<ids> ranks=<node of rank 0>,...
+ * hopbytes=<core level> nodehopbytes=<node level>". */
+static int run_ranks(const struct tb_scenario *s, enum tb_policy p)
+{
+	int r = s->matrix->ranks, n = 0;
+	int *node_of = malloc(sizeof(int) * (size_t)r);
+	int *sorted = malloc(sizeof(int) * (size_t)r);
+	char why[256] = "", buf[4096];
+	enum tb_status rc;
+
+	if (!node_of || !sorted) {
+		free(node_of);
+		free(sorted);
+		fprintf(stderr, "tb-alloc: out of memory\n");
+		return 1;
+	}
+	rc = tb_place_ranks(p, s->topo, s->occ, &s->job, &s->opts, node_of,
+			    why, sizeof(why));
+	if (rc == TB_EWAIT ||
+	    (rc == TB_ENOSPACE && tb_policy_info(p)->family == TB_FAMILY_NEDD)) {
+		printf("%s wait %s\n", tb_policy_name(p),
+		       why[0] ? why : tb_status_str(rc));
+		free(node_of);
+		free(sorted);
+		return 0;
+	}
+	if (rc != TB_OK) {
+		printf("%s -\n", tb_policy_name(p));
+		fprintf(stderr, "tb-alloc: %s: %s\n", tb_policy_name(p),
+			why[0] ? why : tb_status_str(rc));
+		free(node_of);
+		free(sorted);
+		return 1;
+	}
+	for (int k = 0; k < r; k++)
+		sorted[k] = node_of[k];
+	qsort(sorted, (size_t)r, sizeof(int), cmp_int);
+	for (int k = 0; k < r; k++)
+		if (!n || sorted[n - 1] != sorted[k])
+			sorted[n++] = sorted[k];
+	tb_format_index_list(sorted, n, buf, sizeof(buf));
+	printf("%s nodes=%s ranks=", tb_policy_name(p), buf);
+	for (int k = 0; k < r; k++)
+		printf("%s%d", k ? "," : "", node_of[k]);
+	printf(" hopbytes=%g nodehopbytes=%g\n",
+	       tb_hop_bytes_cores(s->topo, s->matrix, node_of),
+	       tb_hop_bytes_nodes(s->topo, s->matrix, node_of));
+	free(node_of);
+	free(sorted);
+	return 0;
+}
+
 static int run_policy(const struct tb_scenario *s, enum tb_policy p, int *alloc)
 {
 	double cost;
 	char why[256];
-	enum tb_status rc = tb_allocate_why(p, s->topo, s->occ, &s->job,
-					    &s->opts, alloc, why, sizeof(why));
+	enum tb_status rc;
 
+	if (s->ranks)
+		return run_ranks(s, p);
+	rc = tb_allocate_why(p, s->topo, s->occ, &s->job, &s->opts, alloc,
+			     why, sizeof(why));
 	if (rc == TB_EWAIT) {
 		printf("%s wait %s\n", tb_policy_name(p), why);
 		return 0;

@@ -57,6 +57,9 @@ void test_tm_table1_grouping(void);
 void test_tm_strategies_differ(void);
 void test_tm_brute_force_small(void);
 void test_tm_refusals(void);
+void test_alloc_figure2(void);
+void test_alloc_hand_worked(void);
+void test_alloc_scenario_errors(void);
 void test_registry_lines(void); /* test_registry.c */
 /* test_tofa.c */
 void test_tofa_worked_case_ring(void);
