@@ -233,6 +233,20 @@ def table_readings(d, runs, t):
                                        "" if lr is None else f"{lr:.3f}",
                                        r.run_id if r else "",
                                        "" if wm is None else f"{wm:.1f}"])
+    t.md += ["", "Same-state choice in the baselines' runs: for each communication-"
+             "intensive job, what each policy would have cost on the state the baseline "
+             f"met (Cost_policy / Cost_{d.baseline}); < 1: the policy had a cheaper "
+             "placement than the baseline's.", "",
+             "| log | sizes | limits | ratio of | jobs | < 1 | = 1 | > 1 | mean |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    for log in d.logs:
+        for sizes in d.size_readings:
+            for limits in d.limit_readings:
+                r = _baseline(d, runs, log, sizes, limits)
+                for policy in d.policies:
+                    if r and policy != d.baseline:
+                        t.md.append(f"| {log} | {sizes} | {limits} | {policy} | " + " | ".join(
+                            ratio_cells(ratios(r, policy, d.baseline))) + " |")
     t.md.append("")
     for log in d.logs:
         c = closest(d, runs, log)
