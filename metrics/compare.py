@@ -26,7 +26,10 @@ SAME_EXPERIMENT = [("LOG", "log_file"), ("FIRST", "first"), ("JOBS", "jobs"),
                    ("RATIO", "ratio"), ("SPARSITY", "sparsity"), ("SCALE", "size_divisor"),
                    ("RUNTIME_FACTOR", "runtime_factor"), ("PREFILL", "prefill"),
                    ("LIMIT_GRID", "limit_grid_s"), ("CLUSTER", "cluster"),
-                   ("CLUSTER nodes", "cluster_nodes")]
+                   ("CLUSTER nodes", "cluster_nodes"), ("SIZES", "sizes"),
+                   ("LIMITS", "limits")]
+# What a run made before a key was recorded had (the ICPP-W readings).
+RECORDED_SINCE = {"sizes": "logged", "limits": "ours"}
 
 
 def run_topology(run_dir, manifest):
@@ -46,7 +49,7 @@ def differences(runs):
     theirs) and SPEEDUP unless all runs have one policy (a SPEEDUP study)."""
     def shown(v):
         return "unset" if v is None else format(v, "g") if isinstance(v, float) else str(v)
-    checks = [(name, [(m.get(key), m["run_id"]) for _, m, _ in runs])
+    checks = [(name, [(m.get(key, RECORDED_SINCE.get(key)), m["run_id"]) for _, m, _ in runs])
               for name, key in SAME_EXPERIMENT]
     topo = [(run_topology(d, m), m["run_id"]) for d, m, _ in runs]
     checks.append(("topology", [(t[:12], r) for t, r in topo if t]))

@@ -79,6 +79,15 @@ csv_has() { grep -qxF "$1" "$OUT/table.csv" || fail "table.csv lacks: $1 ($(cat 
 	assert_success
 	assert_equal "$(cut -f3 "$BATS_TEST_TMPDIR/y/runs.tsv" | sort -u)" curie
 	assert_equal "$(wc -l <"$BATS_TEST_TMPDIR/y/runs.tsv")" 7
+	# A paper table asking for the scaled clock says why, or is refused.
+	printf 'logs = theta\ncluster = tiny\npolicies = default\npatterns = rd\nCLOCK = scaled\npaper.exec_hours.theta.*.default = 1\n' >"$BATS_TEST_TMPDIR/scaled.exp"
+	run python3 -m workloads.experiment plan "$BATS_TEST_TMPDIR/scaled.exp" --id x --out "$BATS_TEST_TMPDIR/x"
+	assert_failure
+	assert_output "error: $BATS_TEST_TMPDIR/scaled.exp: CLOCK = scaled (all logs) in a definition with the paper's numbers: the scaled clock is for smoke tests; use CLOCK = virtual, or say why in 'clock_reason = ...'"
+	[ ! -e "$BATS_TEST_TMPDIR/x" ] || fail "a half-made experiment directory is left"
+	echo 'clock_reason = a test' >>"$BATS_TEST_TMPDIR/scaled.exp"
+	run python3 -m workloads.experiment plan "$BATS_TEST_TMPDIR/scaled.exp" --id x --out "$BATS_TEST_TMPDIR/x"
+	assert_success
 	run make -s -C "$ROOT" experiment EXP=smoke-tiny LOG=mira
 	assert_failure
 	assert_output --partial "LOG=mira: an experiment's logs come from its definition"
@@ -445,7 +454,8 @@ fake_experiment() {
 	assert_line --partial "2/2 runs ->"
 	dir=$(ls -d "$results"/experiments/smoke-tiny-*)
 	grep -qE '^\| theta \| rd \| greedy \| [0-9.,]+ \| [+-][0-9.]+% \|' "$dir/table.md"
-	assert_equal "$(($(wc -l <"$dir/table.csv") - 1))" 4
+	# Two policies x two metrics, and the baseline's log runtimes.
+	assert_equal "$(($(wc -l <"$dir/table.csv") - 1))" 5
 	[ -f "$dir/state/1.done" ] && [ -f "$dir/state/2.done" ]
 	assert_equal "$(jq -r .finished "$dir"/runs/*-theta-greedy/manifest.json)" true
 	assert_equal "$(docker ps -q --filter "label=com.docker.compose.project=$(basename "$dir")-1" | wc -l)" 0

@@ -67,7 +67,7 @@ def expand_hostlist(expr):
 OPTION_VALUES = {
     "eq3": ("pair", "path"), "ratio": ("eq1", "share"),
     "fit": ("bestfit", "quiet"), "split": ("halve", "pow2"),
-    "denominator": ("default1905", "default"), "ranks": ("taken", "index"),
+    "denominator": ("default1905", "default"), "ranks": ("taken", "index", "authors"),
 }
 
 

@@ -3,10 +3,11 @@
 #include <stdio.h>
 #include <string.h>
 
-/* One row per key, its values in enum order (each enum is 0 or 1). */
+/* One row per key, its values in enum order (0, 1, and 2 for ranks). */
+#define MAX_VALUES 3
 struct option_key {
 	const char *key;
-	const char *values[2];
+	const char *values[MAX_VALUES];
 };
 
 enum {
@@ -20,7 +21,7 @@ static const struct option_key keys[N_KEYS] = {
 	[KEY_FIT] = { "fit", { "bestfit", "quiet" } },
 	[KEY_SPLIT] = { "split", { "halve", "pow2" } },
 	[KEY_DENOMINATOR] = { "denominator", { "default1905", "default" } },
-	[KEY_RANKS] = { "ranks", { "taken", "index" } },
+	[KEY_RANKS] = { "ranks", { "taken", "index", "authors" } },
 	[KEY_MAPPER] = { "mapper", { "scotch", "exact" } },
 	[KEY_PENALTY] = { "penalty", { "101", "100" } },
 };
@@ -35,7 +36,7 @@ static int get(const struct tb_options *o, int key)
 	case KEY_DENOMINATOR: return o->denominator == TB_DENOM_DEFAULT;
 	case KEY_MAPPER: return o->mapper == TB_MAPPER_EXACT;
 	case KEY_PENALTY: return o->penalty == TB_PENALTY_100;
-	default: return o->ranks == TB_RANKS_INDEX;
+	default: return (int)o->ranks;
 	}
 }
 
@@ -64,7 +65,8 @@ static void set(struct tb_options *o, int key, int v)
 		o->penalty = v ? TB_PENALTY_100 : TB_PENALTY_101;
 		break;
 	default:
-		o->ranks = v ? TB_RANKS_INDEX : TB_RANKS_TAKEN;
+		o->ranks = v == 2 ? TB_RANKS_AUTHORS :
+			   v ? TB_RANKS_INDEX : TB_RANKS_TAKEN;
 		break;
 	}
 }
@@ -102,7 +104,7 @@ static int set_word(struct tb_options *o, const char *w, size_t n, char *err,
 
 		if (strlen(k->key) != kn || strncmp(k->key, w, kn))
 			continue;
-		for (int v = 0; v < 2; v++) {
+		for (int v = 0; v < MAX_VALUES && k->values[v]; v++) {
 			if (strlen(k->values[v]) == vn &&
 			    !strncmp(k->values[v], eq + 1, vn)) {
 				set(o, i, v);
@@ -111,8 +113,11 @@ static int set_word(struct tb_options *o, const char *w, size_t n, char *err,
 		}
 		if (err && errlen)
 			snprintf(err, errlen,
-				 "%s: expected %s or %s, got '%.*s'", k->key,
-				 k->values[0], k->values[1], (int)vn, eq + 1);
+				 "%s: expected %s%s%s or %s, got '%.*s'", k->key,
+				 k->values[0], k->values[2] ? ", " : "",
+				 k->values[2] ? k->values[1] : "",
+				 k->values[2] ? k->values[2] : k->values[1],
+				 (int)vn, eq + 1);
 		return -1;
 	}
 	if (err && errlen)

@@ -29,13 +29,21 @@
  *                        Slurm 19.05's select/linear + topology/tree, the
  *                        study's default (P:68, P:221), or the model of
  *                        Slurm 24.11's topology/tree (policy `default`).
- *   ranks=taken|index    the rank order Eq. 6 is costed in (the paper does
+ *   ranks=taken|index|authors
+ *                        the rank order Eq. 6 is costed in (the paper does
  *                        not say). taken: leaves in the order the policy
  *                        took them, as Figure 4's halving tree lists them,
  *                        which keeps balanced's power-of-two blocks rank-
  *                        aligned; index: node index order, in which Slurm
  *                        lays out a job's tasks by default and in which a
- *                        select/linear bitmap is walked.
+ *                        select/linear bitmap is walked; authors: as the
+ *                        authors' code costs each policy (tb_ranks_of):
+ *                        index order for default, default1905 and greedy
+ *                        (their master branch's hop() walks the job's
+ *                        node_bitmap), taken order for balanced and
+ *                        adaptive (their algo2 branch's hop() walks the
+ *                        switch_idx table in the order the nodes were
+ *                        picked, for both of adaptive's candidates).
  *   mapper=scotch|exact  how TOFA (tofa, scotch0) maps a job's graph onto
  *                        the nodes it chose: Debian's Scotch (the paper's,
  *                        Listing 1.1 l. 12-15), or every injective map,
@@ -62,7 +70,7 @@ enum tb_ratio_form { TB_RATIO_EQ1, TB_RATIO_SHARE };
 enum tb_fit_rule { TB_FITRULE_BESTFIT, TB_FITRULE_QUIET };
 enum tb_split_form { TB_SPLIT_HALVE, TB_SPLIT_POW2 };
 enum tb_denominator { TB_DENOM_DEFAULT1905, TB_DENOM_DEFAULT };
-enum tb_rank_order { TB_RANKS_TAKEN, TB_RANKS_INDEX };
+enum tb_rank_order { TB_RANKS_TAKEN, TB_RANKS_INDEX, TB_RANKS_AUTHORS };
 enum tb_mapper { TB_MAPPER_SCOTCH, TB_MAPPER_EXACT };
 enum tb_penalty { TB_PENALTY_101, TB_PENALTY_100 };
 

@@ -10,9 +10,14 @@ static int by_index(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-void tb_rank_order(const struct tb_options *opts, int *alloc, int n)
+void tb_rank_order(const struct tb_options *opts, enum tb_rank_order authors,
+		   int *alloc, int n)
 {
-	if (opts && opts->ranks == TB_RANKS_INDEX)
+	enum tb_rank_order r = opts ? opts->ranks : TB_RANKS_TAKEN;
+
+	if (r == TB_RANKS_AUTHORS)
+		r = authors;
+	if (r == TB_RANKS_INDEX)
 		qsort(alloc, (size_t)n, sizeof(*alloc), by_index);
 }
 

@@ -71,8 +71,10 @@ enum tb_status tb_candidate_leaves_by(const struct tb_topology *t,
 				      enum tb_ratio_form form,
 				      struct tb_leaf_key **keys, int *n);
 
-/* Puts alloc in opts->ranks order (nothing to do for taken); opts may be
- * NULL (taken). */
-void tb_rank_order(const struct tb_options *opts, int *alloc, int n);
+/* Puts alloc in opts->ranks order (nothing to do for taken); under
+ * ranks=authors in `authors`, the order the authors' code costs the
+ * policy in (tb_authors_ranks, policy.h); opts may be NULL (taken). */
+void tb_rank_order(const struct tb_options *opts, enum tb_rank_order authors,
+		   int *alloc, int n);
 
 #endif

@@ -11,6 +11,20 @@ enum tb_status tb_allocate(enum tb_policy p, const struct tb_topology *t,
 	return tb_allocate_with(p, t, o, job, NULL, alloc);
 }
 
+/* ranks=authors (options.h): the authors' code costs default and greedy
+ * in node index order (gaganmangat/slurm_changes, branch master, commit
+ * a60e570, src/slurmctld/calc_hops.c hop(): the job's node_bitmap from
+ * bit_ffs to bit_fls), balanced and adaptive in the order the nodes were
+ * picked (branch algo2, commit 828e71c, calc_hops.c hop(): switch_idx and
+ * alloc_node_table as select_linear.c's _job_test_topo inserted them, for
+ * both of adaptive's candidates, expected_hops()). Every other policy in
+ * index order, Slurm's own task layout. */
+enum tb_rank_order tb_authors_ranks(enum tb_policy p)
+{
+	return p == TB_POLICY_BALANCED || p == TB_POLICY_ADAPTIVE ?
+		TB_RANKS_TAKEN : TB_RANKS_INDEX;
+}
+
 enum tb_policy tb_denominator_policy(const struct tb_options *opts)
 {
 	if (opts && opts->denominator == TB_DENOM_DEFAULT)
@@ -48,7 +62,7 @@ enum tb_status tb_allocate_with(enum tb_policy p, const struct tb_topology *t,
 		return TB_EINVAL;
 	rc = pi->fn(t, o, job, opts, alloc);
 	if (rc == TB_OK)
-		tb_rank_order(opts, alloc, job->nodes);
+		tb_rank_order(opts, tb_authors_ranks(p), alloc, job->nodes);
 	return rc;
 }
 

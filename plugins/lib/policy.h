@@ -29,6 +29,8 @@ enum tb_status tb_allocate_with(enum tb_policy p, const struct tb_topology *t,
 /* The policy whose cost is Eq. 7's Cost_Default under opts (NULL: the
  * paper's, default1905). */
 enum tb_policy tb_denominator_policy(const struct tb_options *opts);
+/* The rank order the ICPP-W authors' code costs p in (ranks=authors). */
+enum tb_rank_order tb_authors_ranks(enum tb_policy p);
 /* The same; on a refusal writes a one-line reason into why (if not NULL),
  * more precise than tb_status_str() where the policy knows more (its
  * registry line has a why function). */

@@ -31,9 +31,11 @@ enum tb_status tb_policy_adaptive(const struct tb_topology *t,
 	rc = tb_policy_balanced(t, o, job, opts, other);
 	if (rc != TB_OK)
 		goto out;
-	/* Costed in the rank order the job will have. */
-	tb_rank_order(opts, alloc, job->nodes);
-	tb_rank_order(opts, other, job->nodes);
+	/* Costed in the rank order the job will have; under ranks=authors
+	 * both in the order picked, as the authors' expected_hops() costs
+	 * them (policy.c, tb_authors_ranks). */
+	tb_rank_order(opts, TB_RANKS_TAKEN, alloc, job->nodes);
+	tb_rank_order(opts, TB_RANKS_TAKEN, other, job->nodes);
 	if (tb_allocation_cost_with(t, o, job, opts, alloc, &cost_greedy) ||
 	    tb_allocation_cost_with(t, o, job, opts, other, &cost_balanced)) {
 		rc = TB_ENOMEM;

@@ -23,6 +23,10 @@
  *                              replay's GRANULARITY=core); <nodes> ignored
  * The replay's individual runs (INDIVIDUAL=) place their occupying jobs on
  * the same nodes in every run and chain the drawn jobs one after another.
+ * A time limit of 0 is no limit given at all (sbatch without --time): the
+ * job gets the partition's (MaxTime=INFINITE here), as the ICPP-W
+ * authors' jobs did (the replay's LIMITS=none). Slurm would take a 0 in
+ * the request as zero minutes.
  * stdout, one line per job, flushed: the job id, or "error: <reason>".
  * The script is read once; every job gets the same one with its own
  * arguments. Exit status 0 when stdin ends, 2 on bad usage.
@@ -129,7 +133,7 @@ static void submit_line(char *line, char *script, const char *script_path,
 	slurm_init_job_desc_msg(&desc);
 	desc.name = field[0];
 	desc.min_nodes = desc.max_nodes = nodes;
-	desc.time_limit = limit;
+	desc.time_limit = limit ? limit : NO_VAL;
 	desc.begin_time = begin;
 	if (priority)
 		desc.priority = priority;

@@ -42,6 +42,7 @@ static const struct tb_test tb_tests[] = {
 	T(test_icpp_eq7_compute_job_unchanged),
 	T(test_icpp_default1905),
 	T(test_icpp_balanced_split_and_compute),
+	T(test_icpp_ranks_authors),
 	T(test_icpp_options_text),
 	T(test_sc18_classes_and_pods),
 	T(test_sc18_figure2_validator),

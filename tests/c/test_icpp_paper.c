@@ -198,6 +198,9 @@ void test_icpp_default1905(void)
 	/* The same nodes in the order Slurm lays out tasks (ranks=index). */
 	expect(three, "ranks=index", TB_POLICY_DEFAULT1905, "a:4 b:1 c:5");
 	expect(three, "ranks=index", TB_POLICY_DEFAULT, "a:4 b:6");
+	/* ranks=authors: the authors' code costs default in index order. */
+	expect(three, "ranks=authors", TB_POLICY_DEFAULT1905, "a:4 b:1 c:5");
+	expect(three, "ranks=authors", TB_POLICY_DEFAULT, "a:4 b:6");
 	/* A leaf fits: the one with fewest free nodes. */
 	expect("leaf a 4 0 0\nleaf b 4 1 0\nleaf c 4 0 0\njob nodes=3\n", "",
 	       TB_POLICY_DEFAULT1905, "b:3");
@@ -244,6 +247,28 @@ void test_icpp_balanced_split_and_compute(void)
 	       "", TB_POLICY_BALANCED, "b:5 c:6 a:1");
 }
 
+/*
+ * ranks=authors (options.h): balanced and adaptive keep the order they
+ * picked (the authors' algo2 branch costs switch_idx's order), default,
+ * default1905 and greedy are costed in node index order (their master
+ * branch walks the node bitmap). Leaf b has more free nodes, so balanced
+ * and greedy both start there.
+ */
+void test_icpp_ranks_authors(void)
+{
+	const char *two = "leaf a 8 4 0\nleaf b 8 0 0\njob nodes=12 comm=1\n";
+
+	expect(two, "", TB_POLICY_BALANCED, "b:8 a:4");
+	expect(two, "ranks=index", TB_POLICY_BALANCED, "a:4 b:8");
+	expect(two, "ranks=authors", TB_POLICY_BALANCED, "b:8 a:4");
+	expect(two, "ranks=authors", TB_POLICY_ADAPTIVE, "b:8 a:4");
+	expect(two, "", TB_POLICY_GREEDY, "b:8 a:4");
+	expect(two, "ranks=authors", TB_POLICY_GREEDY, "a:4 b:8");
+	expect(two, "ranks=authors", TB_POLICY_DEFAULT1905, "a:4 b:8");
+	CHECK_EQ(tb_authors_ranks(TB_POLICY_GREEDY), TB_RANKS_INDEX);
+	CHECK_EQ(tb_authors_ranks(TB_POLICY_ADAPTIVE), TB_RANKS_TAKEN);
+}
+
 void test_icpp_options_text(void)
 {
 	struct tb_options o = tb_options_default();
@@ -265,6 +290,13 @@ void test_icpp_options_text(void)
 	CHECK_EQ(tb_options_parse("split=pow2 eq3=tree", &o, err, sizeof(err)),
 		 -1);
 	CHECK(!strcmp(err, "eq3: expected pair or path, got 'tree'"));
+	CHECK_EQ(tb_options_parse("ranks=mine", &o, err, sizeof(err)), -1);
+	CHECK(!strcmp(err, "ranks: expected taken, index or authors, got 'mine'"));
+	CHECK_EQ(tb_options_parse("ranks=authors", &o, err, sizeof(err)), 0);
+	CHECK_EQ(o.ranks, TB_RANKS_AUTHORS);
+	tb_options_format(&o, buf, sizeof(buf));
+	CHECK(strstr(buf, " ranks=authors ") != NULL);
+	o.ranks = TB_RANKS_TAKEN;
 	CHECK_EQ(o.split, TB_SPLIT_HALVE);
 	CHECK_EQ(tb_options_parse("colour=red", &o, err, sizeof(err)), -1);
 	CHECK(!strncmp(err, "unknown option 'colour=red'", 27));

@@ -41,6 +41,7 @@ void test_icpp_compute_job_contention(void);
 void test_icpp_eq7_compute_job_unchanged(void);
 void test_icpp_default1905(void);
 void test_icpp_balanced_split_and_compute(void);
+void test_icpp_ranks_authors(void);
 void test_icpp_options_text(void);
 /* test_sc18.c */
 void test_sc18_classes_and_pods(void);

@@ -44,6 +44,11 @@ class Run:
         self.metrics = metrics(self.rows, m["cluster_nodes"])
         # The paper's Table 3 gives wait hours summed over the jobs.
         self.metrics["wait_hours"] = sum(r["wait_s"] for r in self.rows) / 3600
+        # The log's runtimes of the same jobs (plan.tsv), which the
+        # baseline's execution hours should equal (Eq. 7 leaves its jobs
+        # alone): a gap is the clock's or the limits'.
+        self.log_runtime_hours = planned_runtime_hours(
+            run_dir, {r["log_job_id"] for r in self.rows})
         got = {r["log_job_id"] for r in rows}
         self.missing = [x for x in planned if x not in got]
         # As make report's "valid": every job placed by the run's policy.
@@ -53,6 +58,17 @@ class Run:
         # {policy: cost}, every cost the job's record holds.
         for r in self.rows:
             r["costs"] = r["cost_by_policy"]
+
+
+def planned_runtime_hours(run_dir, log_ids):
+    """The sum of plan.tsv's runtimes (log seconds) of these jobs, in
+    hours; None without a plan."""
+    path = os.path.join(run_dir, "plan.tsv")
+    if not os.path.exists(path):
+        return None
+    with open(path, encoding="utf-8") as f:
+        return sum(float(row["runtime"]) for row in csv.DictReader(f, delimiter="\t")
+                   if row["log_id"] in log_ids and row.get("prefill") != "1") / 3600
 
 
 def load_runs(run_dirs, d=None):

@@ -13,7 +13,7 @@ import signal
 import sys
 
 from workloads import faults, logs, ta_speedup, vclock
-from .cluster import cluster_facts, current_cluster, keep_topology, topology_sha256
+from .cluster import cluster_options, cluster_facts, current_cluster, keep_topology, topology_sha256
 from .driver import run
 from .errors import ReplayError
 from .plan import limit_grid, make_plan, PATTERNS, place_occupying
@@ -258,7 +258,12 @@ def main(argv):
                 "ratio": args.ratio, "sparsity": args.sparsity,
                 "granularity": args.granularity,
                 "ta_speedup": args.ta_speedup,
-                "size_divisor": args.scale or logs.STUDY_SIZE_DIVISOR.get(log_name or "", 1),
+                "size_divisor": (1 if args.sizes == "authors" else
+                                 args.scale or logs.STUDY_SIZE_DIVISOR.get(log_name or "", 1)),
+                # The ICPP-W readings (docs/readings.md): sizes, limits,
+                # and the cluster's library options (ranks=, ...).
+                "sizes": args.sizes, "limits": args.limits,
+                "options": cluster_options(args.root),
                 "topology_sha256": topology_sha,
                 "git_revision": git_revision(args.root),
                 "slurm_version": ctl(container, "sinfo --version").strip(),

@@ -31,13 +31,24 @@ def cluster_dir(root, name):
     return os.path.join(clusters, name)
 
 
-def cluster_facts(root):
+def cluster_env(root):
     name = current_cluster(root)
     env = {}
     with open(os.path.join(cluster_dir(root, name), "cluster.env"), encoding="utf-8") as f:
         for line in f:
             k, _, v = line.strip().partition("=")
             env[k] = v
+    return name, env
+
+
+def cluster_options(root):
+    """The library's named readings `make up` gave the running cluster
+    (OPTIONS=, cluster.env), "" for the papers' forms."""
+    return cluster_env(root)[1].get("OPTIONS", "")
+
+
+def cluster_facts(root):
+    name, env = cluster_env(root)
     nodes = int(env["NODES"])
     return name, nodes, int(env.get("CORES", 0) or 0) // max(1, nodes)
 

@@ -29,7 +29,13 @@ def make_plan(args, log, log_name, cluster_nodes, speedup, node_cores=0):
         max_procs = int(log.header.get("MaxProcs", 0) or 0)
         max_nodes = int(log.header.get("MaxNodes", 0) or 0)
         cores = max(1, max_procs // max_nodes) if max_procs and max_nodes else 1
-    divisor = args.scale or logs.STUDY_SIZE_DIVISOR.get(log_name or "", 1)
+    sizes = getattr(args, "sizes", None) or "logged"
+    if sizes == "authors":
+        check_authors_sizes(args, log_name)
+        divisor = 1
+    else:
+        divisor = args.scale or logs.STUDY_SIZE_DIVISOR.get(log_name or "", 1)
+    no_limits = (getattr(args, "limits", None) or "ours") == "none"
     rng = random.Random(args.seed)
     grid = limit_grid(args.limit_grid, speedup)
     t_first = window[0].submit
@@ -39,6 +45,8 @@ def make_plan(args, log, log_name, cluster_nodes, speedup, node_cores=0):
 
     def size(j):
         nodes = j.nodes if j.nodes else math.ceil(j.procs / cores)
+        if sizes == "authors":
+            return authors_size(log_name, nodes)
         return max(1, math.ceil(nodes / divisor))
 
     def ranks_of(j, nodes):
@@ -55,6 +63,11 @@ def make_plan(args, log, log_name, cluster_nodes, speedup, node_cores=0):
         return nodes * node_cores
 
     def limit_of(j):
+        # LIMITS=none: 0, which tb-submit sends as no limit at all (the
+        # partition's MaxTime=INFINITE), as the authors' sbatch lines
+        # gave no --time (docs/readings.md).
+        if no_limits:
+            return 0
         # Policies can slow a job by their cost ratio (Eq. 7); a limit of
         # five times the log runtime lets that show instead of a TIMEOUT.
         limit = max((j.requested_time or 0) * factor, 5 * j.runtime * factor)
@@ -119,6 +132,35 @@ def make_plan(args, log, log_name, cluster_nodes, speedup, node_cores=0):
     if args.individual:
         plan = individual_plan(plan, args, cluster_nodes, speedup)
     return plan, too_big
+
+
+# SIZES=authors: the node counts the ICPP-W authors' script gives a log
+# (gaganmangat/MTech-Thesis, JobLogs/continuous_run.py, scale(), l. 45-59,
+# commit eb495bb, commented out there; its README says it "performs the
+# relevant scaling of the number of nodes"): Theta (l. 49-55) halves jobs of
+# more than one node, Mira (l. 56-59) and Intrepid ('anl', l. 45-48) divide
+# by 4, all by integer division. Its Submit and Runtime //10 are not taken:
+# the paper ran "for the same duration as their execution times" (L227).
+AUTHORS_SIZES = {"theta": "halve jobs of more than one node",
+                 "mira": "divide by 4", "intrepid": "divide by 4"}
+
+
+def authors_size(log_name, nodes):
+    """A job's node count under the authors' scale() (AUTHORS_SIZES); at
+    least 1 (their floor division never reaches 0 on these logs)."""
+    if log_name == "theta":
+        return nodes // 2 if nodes > 1 else nodes
+    return max(1, nodes // 4)
+
+
+def check_authors_sizes(args, log_name):
+    if log_name not in AUTHORS_SIZES:
+        raise ReplayError(f"SIZES=authors: the authors' scale() covers "
+                          f"{', '.join(AUTHORS_SIZES)}, not '{log_name or 'a file'}'; "
+                          "use SIZES=logged (with SCALE=)")
+    if args.scale not in (None, 1, 1.0):
+        raise ReplayError(f"SIZES=authors replaces SCALE={args.scale:g}: drop SCALE "
+                          "(or use SIZES=logged)")
 
 
 # An occupying job of an individual run holds its nodes for the whole run
