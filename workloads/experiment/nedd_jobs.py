@@ -68,8 +68,8 @@ def hostlist(names):
 
 def cluster_topology(cluster):
     """The cluster's topology.json as generate.py writes it (cached under
-    build/nedd/<cluster>/)."""
-    out = os.path.join(ROOT, "build", "nedd", cluster)
+    build/nedd-lists/<cluster>/)."""
+    out = os.path.join(ROOT, "build", "nedd-lists", cluster)
     path = os.path.join(out, "topology.json")
     if not os.path.exists(path):
         r = subprocess.run([sys.executable, os.path.join(ROOT, "emulated-clusters", "generate.py"),
@@ -145,14 +145,14 @@ def job_list(topo, items, reps, setup, t0, congestor, seed):
 
 
 def write_list(cluster, name, layout, items, reps, setup, t0, congestor, seed):
-    """The job list's file under build/nedd/, named by its content (the
+    """The job list's file under build/nedd-lists/, named by its content (the
     table reads the layout and the congestor from the name)."""
     if layout not in LAYOUTS:
         raise ExperimentError(f"layout '{layout}': expected one of {' '.join(LAYOUTS)}")
     lines = job_list(cluster_topology(cluster), items, reps, setup, t0, congestor, seed)
     text = "\n".join(lines) + "\n"
     sha = hashlib.sha256(text.encode()).hexdigest()[:8]
-    out = os.path.join(ROOT, "build", "nedd")
+    out = os.path.join(ROOT, "build", "nedd-lists")
     os.makedirs(out, exist_ok=True)
     path = os.path.join(out, f"{name}-{layout}-{'gpcnet' if congestor else 'none'}.{sha}.jobs")
     if not os.path.exists(path):
