@@ -95,12 +95,13 @@ def validate_nedd(d, where):
 
 
 def plan_nedd(d):
-    """Per layout each policy with the congestor, and no_congestor without."""
+    """Per layout no_congestor without the congestor (first: every table
+    cell needs its band), then each policy with it."""
     runs = []
     n_items = items(d)
     for log in d.logs:
         params = dict(d.params_of(log))
-        for policy, cong in [(p, True) for p in d.policies] + [(d.no_congestor[0], False)]:
+        for policy, cong in [(d.no_congestor[0], False)] + [(p, True) for p in d.policies]:
             path = write_list(d.cluster_of(log), d.name, log, n_items, int(d.reps[0]),
                               setup(d), float(d.base_runtime[0]), cong,
                               params.get("SEED", "0"))
