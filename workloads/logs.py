@@ -199,7 +199,9 @@ def read_nedd(path):
     """`Job_name Submit Runtime Nodes Requested App Prefill Placement`: the
     job's application (NeDD's profile table, or gpcnet), whether it is in
     no figure (the congestor: 1), and its placement (`-`, or tb-submit's
-    nodelist=<hostlist> or exclude=<hostlist>). In submission order."""
+    nodelist=<hostlist>, exclude=<hostlist> and dependency=, where @<name>
+    stands for the Slurm id of the list's job of that name). In submission
+    order."""
     log = Log(path, "nedd")
     last = None
     with open(path, encoding="utf-8", errors="replace") as f:
@@ -226,9 +228,12 @@ def read_nedd(path):
                                "Requested at least Runtime")
             if prefill not in (0, 1):
                 raise LogError(f"{path}:{lineno}: Prefill must be 0 or 1, found {prefill}")
-            if placement != "-" and not placement.startswith(("nodelist=", "exclude=")):
+            if placement != "-" and not all(
+                    e.startswith(("nodelist=", "exclude=", "dependency="))
+                    for e in placement.split(";")):
                 raise LogError(f"{path}:{lineno}: Placement '{placement[:40]}': expected -, "
-                               "nodelist=<hostlist> or exclude=<hostlist>")
+                               "or nodelist=<hostlist>, exclude=<hostlist>, "
+                               "dependency=<type>:@<job name>[...] joined by ';'")
             if last is not None and submit < last:
                 raise LogError(f"{path}:{lineno}: Submit {submit} before the line "
                                f"above's {last}; expected submission order")

@@ -3,6 +3,7 @@ lanes and shape, the summary statistics and NeDD's improvement, and the
 table's sections from hand-made runs."""
 
 import math
+import re
 import types
 
 import pytest
@@ -37,31 +38,48 @@ def test_lanes_are_each_groups_first_ids_of_the_main_core_count():
         nedd_jobs.lanes(t, 3, 12)
 
 
-def test_job_list_has_a_congestor_and_a_confined_job_per_lane_and_rep(tmp_path):
+def test_job_list_chains_each_lane_by_dependencies(tmp_path):
     lines = nedd_jobs.job_list(topo(), [("miniMD",), ("HPCG",)], 2, (12, 4, 3), 100, True, 0)
     path = tmp_path / "x.jobs"
     path.write_text("\n".join(lines) + "\n")
     log = logs.read(str(path))
     assert log.format == "nedd"
     assert len(log.jobs) == 8
+    by = {j.log_id: j for j in log.jobs}
     cong = [j for j in log.jobs if j.app == "gpcnet"]
     apps = [j for j in log.jobs if j.app != "gpcnet"]
+    assert all(j.submit == 0 for j in log.jobs)
     assert all(j.prefill == 1 and j.nodes == 4 and j.placement.startswith("nodelist=")
                for j in cong)
     assert all(j.prefill == 0 and j.nodes == 3 and j.placement.startswith("exclude=")
                for j in apps)
-    # The control node (the lane's first) is excluded; the congestor never
-    # takes it; the job starts LEAD_S after its congestor.
-    first = apps[0]
-    assert "d00" in first.placement or "d[00" in first.placement
-    assert all("00," not in j.placement.split("[")[1][:3] for j in cong if j.log_id.endswith(
-        "miniMD-gpcnet"))
-    assert first.submit - cong[0].submit == nedd_jobs.LEAD_S
-    # Repetitions re-choose the congestor's nodes.
-    assert cong[0].placement != cong[2].placement
-    # Without the congestor: the jobs alone.
+    # Each job two minutes after its congestor started (L104); the next
+    # repetition's congestor after this one's jobs and congestor ended.
+    assert by["r01-miniMD-1-miniMD"].placement.endswith(";dependency=after:@r01-miniMD-gpcnet+2")
+    assert ";" not in by["r01-miniMD-gpcnet"].placement
+    assert by["r02-miniMD-gpcnet"].placement.endswith(
+        ";dependency=afterany:@r01-miniMD-gpcnet:@r01-miniMD-1-miniMD")
+    # Every job's dependency is on a job listed before it.
+    seen = set()
+    for j in log.jobs:
+        for name in re.findall(r"@([^:+;,]+)", j.placement):
+            assert name in seen, (j.log_id, name)
+        seen.add(j.log_id)
+    # The control node (the lane's first, d00) is excluded from the job
+    # and never in a congestor; repetitions re-choose the congestor.
+    assert by["r01-miniMD-1-miniMD"].placement.startswith("exclude=d[00,12-")
+    assert all("d[00" not in j.placement and ",00" not in j.placement for j in cong)
+    assert by["r01-miniMD-gpcnet"].placement != by["r02-miniMD-gpcnet"].placement
+    # Without the congestor: the jobs alone, spaced in time.
     lines = nedd_jobs.job_list(topo(), [("miniMD",)], 2, (12, 4, 3), 100, False, 0)
     assert sum(1 for x in lines if "gpcnet" in x) == 0
+    subs = [float(x.split()[1]) for x in lines[2:]]
+    assert subs[0] == nedd_jobs.LEAD_S and subs[1] - subs[0] > 7 * 100
+    # A pair: both jobs after the congestor, in the pair's order.
+    lines = nedd_jobs.job_list(topo(), [("miniMD", "MILC")], 1, (12, 4, 3), 100, True, 0)
+    assert [x.split()[0] for x in lines[2:]] == ["r01-miniMD_MILC-gpcnet",
+                                                "r01-miniMD_MILC-1-miniMD",
+                                                "r01-miniMD_MILC-2-MILC"]
     with pytest.raises(ExperimentError, match="nodes left for 2 job"):
         nedd_jobs.job_list(topo(), [("miniMD", "MILC")], 1, (12, 6, 3), 100, True, 0)
 
@@ -129,7 +147,7 @@ def test_table_gives_statistics_improvements_order_and_band():
 
 def test_table_of_pairs_gives_mean_and_error_per_job():
     d = definition(["miniMD+QMCPACK"], ["nedd", "fewer-router"])
-    rows = lambda a, b: [{"log_job_id": f"r{k:02d}-miniMD+QMCPACK-{j}-{app}", "run_s": t}  # noqa: E731
+    rows = lambda a, b: [{"log_job_id": f"r{k:02d}-miniMD_QMCPACK-{j}-{app}", "run_s": t}  # noqa: E731
                          for k in (1, 2) for j, app, t in ((1, "miniMD", a + k),
                                                            (2, "QMCPACK", b + k))]
     runs = {("consecutive", p): types.SimpleNamespace(rows=rows(a, b), policy=p, run_id=p,

@@ -122,7 +122,7 @@ def nedd_key(d, r):
 
 def job_app(row):
     """The application and its place in the pair (1 or 2) from the job's
-    name, r<rep>-<item>-<k>-<app>."""
+    name, r<rep>-<item>-<k>-<app> (a pair's item a_b)."""
     parts = row["log_job_id"].split("-")
     return parts[-1], int(parts[-2])
 
@@ -144,9 +144,9 @@ def times(runs, layout, key, item, k, field="run_s"):
     r = runs.get((layout, key))
     if r is None:
         return []
-    want = "+".join(item)
+    want = "_".join(item)
     return [row.get(field, math.nan) for row in r.rows
-            if row["log_job_id"].split("-")[1:-2] == want.split("-")
+            if row["log_job_id"].split("-")[1:-2] == [want]
             and job_app(row) == (item[k - 1], k)]
 
 

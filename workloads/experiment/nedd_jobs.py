@@ -10,9 +10,9 @@ dragonfly group, so that they run side by side without touching each
 other's observations: T is per router, U per the job's routers, G per its
 groups and the stall model per chassis (plugins/lib/nedd.h). Layout
 `consecutive` (L102, the issue): the lane is the group's first N node ids.
-Repetitions follow each other in time, every `period` seconds; the
-congestor ends before the next repetition starts, so that it is out of the
-next decision's window.
+Repetitions follow each other (by Slurm dependencies, job_list); a
+congestor ends before the next repetition's starts, so that it is out of
+the next decision's window.
 
 The written file is workloads/logs.py's nedd format, replayed as any log.
 """
@@ -37,8 +37,9 @@ LAYOUTS = ("consecutive",)
 # that the window sees two full minutes of it even if it starts late.
 LEAD_S = 180
 # An application job may run up to this many times its base runtime (its
-# time limit): the runtime model's largest factor here is about 6.
-LIMIT_FACTOR = 10
+# time limit): the runtime model's largest factor on Cori's lanes is about
+# 1 + 18.2 (0.867 x 0.146 + 0.133 x 1.0) = 5.7, with the jitter 5.8.
+LIMIT_FACTOR = 7
 
 
 def hostlist(names):
@@ -108,40 +109,60 @@ def lanes(topo, n_lanes, n):
 def job_list(topo, items, reps, setup, t0, congestor, seed):
     """The jobs: per repetition and item (an application, or a pair run
     one after the other), in its lane. setup = (N, C, M). Returns the
-    lines of the nedd format."""
+    lines of the nedd format.
+
+    With the congestor the timing is Slurm's, by dependencies, so that a
+    driver or a launch lagging behind (a loaded machine at a high clock
+    rate) cannot shorten the congestor's two minutes: the job(s) start
+    after:<congestor>+2 (two minutes after it started, L104), and the
+    next repetition's congestor afterany: this one's jobs and congestor.
+    The congestor runs until its jobs' time limit could be reached. All
+    are submitted at once (@<name> stands for that job's Slurm id).
+    Without it (No-Congestor) the repetitions are spaced in time, each
+    job's traffic out of the next one's window."""
     n, c, m = setup
     width = max(len(i) for i in items)
     if n - 1 - c < width * m:
         raise ExperimentError(f"setup N={n} C={c} M={m}: {n - 1 - c} nodes left for "
                               f"{width} job(s) of {m}")
+    congestor_s = 120 + LIMIT_FACTOR * t0 + 30
     period = LEAD_S + LIMIT_FACTOR * t0 + 60
     lane_nodes, all_nodes = lanes(topo, len(items), n)
     lines = ["# nedd-jobs (workloads/experiment/nedd_jobs.py): "
              f"N={n} C={c} M={m} T0={t0:g} reps={reps} congestor={int(congestor)} "
-             f"seed={seed} period={period:g}",
+             f"seed={seed}" + ("" if congestor else f" period={period:g}"),
              "Job_name Submit Runtime Nodes Requested App Prefill Placement"]
     jobs = []
-    for rep in range(reps):
-        start = rep * period
-        for k, item in enumerate(items):
-            lane = lane_nodes[k]
-            # The lane's first node holds the control script (L106): in
-            # neither job.
-            others = lane[1:]
-            keep = set(others)
-            exclude = "exclude=" + hostlist([x for x in all_nodes if x not in keep])
-            tag = f"r{rep + 1:02d}-{'+'.join(item)}"
+    for k, item in enumerate(items):
+        lane = lane_nodes[k]
+        # The lane's first node holds the control script (L106): in
+        # neither job.
+        others = lane[1:]
+        keep = set(others)
+        exclude = "exclude=" + hostlist([x for x in all_nodes if x not in keep])
+        before = []
+        for rep in range(reps):
+            tag = f"r{rep + 1:02d}-{'_'.join(item)}"
+            names = [f"{tag}-{j + 1}-{app}" for j, app in enumerate(item)]
             if congestor:
                 rng = random.Random(f"nedd:{seed}:{rep}:{'+'.join(item)}")
                 chosen = sorted(rng.sample(others, c))
-                jobs.append(f"{tag}-gpcnet {start:g} {period - 60:g} {c} {period - 60:g} "
-                             f"gpcnet 1 nodelist={hostlist(chosen)}")
-            for j, app in enumerate(item):
-                jobs.append(f"{tag}-{j + 1}-{app} {start + LEAD_S:g} {t0:g} {m} "
-                             f"{LIMIT_FACTOR * t0:g} {app} 0 {exclude}")
-    # In submission order (a stable sort: each lane's congestor, then its
-    # jobs in the pair's order, which is also their priority order).
-    return lines + sorted(jobs, key=lambda x: float(x.split()[1]))
+                after = (";dependency=afterany:" + ":".join("@" + x for x in before)
+                         if before else "")
+                jobs.append((0, f"{tag}-gpcnet 0 {congestor_s:g} {c} {congestor_s:g} "
+                                f"gpcnet 1 nodelist={hostlist(chosen)}{after}"))
+                for name, app in zip(names, item):
+                    jobs.append((0, f"{name} 0 {t0:g} {m} {LIMIT_FACTOR * t0:g} {app} 0 "
+                                    f"{exclude};dependency=after:@{tag}-gpcnet+2"))
+                before = [f"{tag}-gpcnet"] + names
+            else:
+                for name, app in zip(names, item):
+                    jobs.append((rep * period + LEAD_S,
+                                 f"{name} {rep * period + LEAD_S:g} {t0:g} {m} "
+                                 f"{LIMIT_FACTOR * t0:g} {app} 0 {exclude}"))
+    # In submission order (a stable sort: each lane's jobs in the order
+    # their dependencies need, the pair's in its priority order).
+    return lines + [x for _, x in sorted(jobs, key=lambda j: j[0])]
 
 
 def write_list(cluster, name, layout, items, reps, setup, t0, congestor, seed):
