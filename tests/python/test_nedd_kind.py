@@ -136,8 +136,8 @@ def test_table_gives_statistics_improvements_order_and_band():
     md = "\n".join(t.md)
     assert "| miniMD | NeDD | 3 | 330.0 | 330.0 | 315.0 | 345.0 | 300.0 | 360.0 | 3.30 | - |" in md
     # (500 - 330) / 500 = 34 %: the calibrated cell, within 5 points.
-    assert "| miniMD | Random | 34.0 | 34 | yes | calibrated |" in md
-    assert "| miniMD | Fewer-Router | 2.9 | - | - | predicted |" in md
+    assert "| miniMD | Random | 34.0 | - | 34 | yes | calibrated |" in md
+    assert "| miniMD | Fewer-Router | 2.9 | - | - | - | predicted |" in md
     assert "| miniMD | NeDD < Fewer-Router < Low-Stall-Router < Random | yes | yes |" in md
     # HPCG's means all inside No-Congestor's 98-102 band.
     assert "| HPCG | 98.0-102.0 | NeDD, Random, Low-Stall-Router, Fewer-Router | - |" in md
