@@ -81,6 +81,10 @@ def job_rows(manifest, sacct, aph, deaths=()):
             # the default policy's): Eq. 7's numerators and denominator.
             "cost_by_policy": {k[len("cost_"):]: fnum(v) for k, v in a.items()
                                if k.startswith("cost_")},
+            # NeDD's record (commtree_nedd.c): the application, the
+            # strategy applied, the runtime model's factor.
+            "app": a.get("app", ""), "strategy": a.get("strategy", ""),
+            "runtime_factor": fnum(a.get("runtime_factor")),
             "runtime_base_s": fnum(a.get("runtime_base")),
             "runtime_scaled_s": fnum(a.get("runtime_scaled")),
             "leaves": leaves, "aph": pairwise,

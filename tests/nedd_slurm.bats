@@ -103,3 +103,21 @@ place() {
 	ctl_sh "scontrol show hostnames ${lines[0]}" | paste -sd, >"$BATS_TEST_TMPDIR/got"
 	assert_equal "random $(cat "$BATS_TEST_TMPDIR/got")" "$want"
 }
+
+@test "the comment's application (fifth field) as --comm-app's alternative, and the runtime model applied" {
+	local f s
+	run place nedd "--comment=0:rd:0:200:miniMD"
+	assert_line --index 0 "d[04,06-07]"
+	assert_line --index 1 --partial ";strategy=ltr;class=sensitive;app=miniMD;"
+	# The job sleeps T0 (the comment's 200 s) x the model's factor x a
+	# jitter within 2 % (jitter=0.02): the record says what it was given.
+	assert_line --index 1 --regexp ';runtime_base=200;runtime_scaled=[0-9.]+;runtime_model=nedd;'
+	f=$(echo "${lines[1]}" | sed -n 's/.*;runtime_factor=\([0-9.]*\).*/\1/p')
+	s=$(echo "${lines[1]}" | sed -n 's/.*;runtime_scaled=\([0-9.]*\).*/\1/p')
+	awk -v f="$f" -v s="$s" 'BEGIN {exit !(f > 1 && s >= 0.98 * 200 * f && s <= 1.02 * 200 * f)}' ||
+		fail "runtime_scaled=$s is not 200 x runtime_factor=$f within 2 %"
+	# --comm-app wins over the comment, as --comm over the pattern.
+	run place nedd "--comment=0:rd:0:200:miniMD --comm-app=QMCPACK"
+	assert_line --index 0 "d[01,22-23]"
+	assert_line --index 1 --partial ";strategy=htr;class=insensitive;app=QMCPACK;"
+}

@@ -40,7 +40,8 @@ class LogError(Exception):
 
 class Job:
     __slots__ = ("log_id", "submit", "runtime", "nodes", "procs",
-                 "requested_time", "comm", "comm_percent", "pattern")
+                 "requested_time", "comm", "comm_percent", "pattern",
+                 "app", "placement", "prefill")
 
     def __init__(self, **kw):
         for k in self.__slots__:
@@ -84,6 +85,8 @@ def detect_format(path):
                 continue
             if s.startswith(";"):
                 return "swf"
+            if s.startswith(NEDD_MARK):
+                return "nedd"
             if s.split()[:2] == ["Job_name", "Submit"]:
                 return "study"
             return "swf"
@@ -92,7 +95,7 @@ def detect_format(path):
 
 def read(path):
     fmt = detect_format(path)
-    return {"swf": read_swf, "study": read_study,
+    return {"swf": read_swf, "study": read_study, "nedd": read_nedd,
             "sacct-json": read_sacct_json}[fmt](path)
 
 
@@ -182,6 +185,64 @@ def read_study(path):
                                 runtime=runtime, nodes=nodes, procs=None,
                                 requested_time=None, comm=comm,
                                 comm_percent=perc))
+    return log
+
+
+# The NeDD experiments' job lists (workloads/experiment/nedd.py writes
+# them): a first line of its own, then a header and one job per line.
+NEDD_MARK = "# nedd-jobs"
+NEDD_HEADER = ["Job_name", "Submit", "Runtime", "Nodes", "Requested", "App", "Prefill",
+               "Placement"]
+
+
+def read_nedd(path):
+    """`Job_name Submit Runtime Nodes Requested App Prefill Placement`: the
+    job's application (NeDD's profile table, or gpcnet), whether it is in
+    no figure (the congestor: 1), and its placement (`-`, or tb-submit's
+    nodelist=<hostlist>, exclude=<hostlist> and dependency=, where @<name>
+    stands for the Slurm id of the list's job of that name). In submission
+    order."""
+    log = Log(path, "nedd")
+    last = None
+    with open(path, encoding="utf-8", errors="replace") as f:
+        for lineno, line in enumerate(f, 1):
+            fields = line.split()
+            if not fields or line.startswith("#"):
+                continue
+            if fields[0] == "Job_name":
+                if fields != NEDD_HEADER:
+                    raise LogError(f"{path}:{lineno}: expected the header "
+                                   f"'{' '.join(NEDD_HEADER)}'")
+                continue
+            if len(fields) != len(NEDD_HEADER):
+                raise LogError(f"{path}:{lineno}: expected {len(NEDD_HEADER)} fields, "
+                               f"found {len(fields)}")
+            name, app, placement = fields[0], fields[5], fields[7]
+            submit = _int(fields[1], path, lineno, "Submit")
+            runtime = _int(fields[2], path, lineno, "Runtime")
+            nodes = _int(fields[3], path, lineno, "Nodes")
+            requested = _int(fields[4], path, lineno, "Requested")
+            prefill = _int(fields[6], path, lineno, "Prefill")
+            if runtime <= 0 or nodes <= 0 or requested < runtime:
+                raise LogError(f"{path}:{lineno}: expected Runtime and Nodes above 0 and "
+                               "Requested at least Runtime")
+            if prefill not in (0, 1):
+                raise LogError(f"{path}:{lineno}: Prefill must be 0 or 1, found {prefill}")
+            if placement != "-" and not all(
+                    e.startswith(("nodelist=", "exclude=", "dependency="))
+                    for e in placement.split(";")):
+                raise LogError(f"{path}:{lineno}: Placement '{placement[:40]}': expected -, "
+                               "or nodelist=<hostlist>, exclude=<hostlist>, "
+                               "dependency=<type>:@<job name>[...] joined by ';'")
+            if last is not None and submit < last:
+                raise LogError(f"{path}:{lineno}: Submit {submit} before the line "
+                               f"above's {last}; expected submission order")
+            last = submit
+            log.jobs.append(Job(log_id=name, submit=submit, runtime=runtime, nodes=nodes,
+                                procs=None, requested_time=requested, comm=0,
+                                comm_percent=0, pattern="rd", app=app,
+                                placement="" if placement == "-" else placement,
+                                prefill=prefill))
     return log
 
 

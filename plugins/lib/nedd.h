@@ -107,5 +107,10 @@ int tb_nedd_pressure(const struct tb_topology *t, const double *T,
 double tb_nedd_sigma(const char *app);
 /* T / T0 = 1 + sigma (a G + b U). */
 double tb_nedd_runtime_factor(const char *app, double U, double G);
+/* The emulated job's runtime: t0 x the factor above x (1 + e), e uniform
+ * in [-jitter, jitter] drawn from the job's seed (the No-Congestor band;
+ * jitter= option). */
+double tb_nedd_runtime(double t0, const char *app, double U, double G,
+		       double jitter, uint64_t seed);
 
 #endif

@@ -19,6 +19,11 @@
  *                       the other routers of its chassis
  *   stall_noise=0.2     the stall count's relative noise: a seeded uniform
  *                       factor in [1 - x, 1 + x], 0 <= x < 1 (ours)
+ *   jitter=0.02         the runtime model's relative noise (ours; the
+ *                       issue's "small seeded jitter" that gives
+ *                       No-Congestor its band): a job's runtime is
+ *                       multiplied by a seeded uniform factor in
+ *                       [1 - x, 1 + x], 0 <= x < 1
  *   inj_kernel=1 inj_canary=0.1
  *                       the congestor's per-node injection on its kernel
  *                       nodes (80 %, L122) and on its canary nodes (20 %)
@@ -45,6 +50,7 @@ struct tb_nedd_options {
 	double window;
 	double stall_g;
 	double stall_noise;
+	double jitter;
 	double inj_kernel;
 	double inj_canary;
 	double inj[TB_NEDD_APPS];	/* by the profile table's index */
@@ -59,7 +65,8 @@ void tb_nedd_options_default(struct tb_nedd_options *o);
 int tb_nedd_option_word(struct tb_nedd_options *o, const char *w, size_t n,
 			char *err, size_t errlen);
 /* "theta=0.3 unprofiled=fewer-router window=120 stall_g=0.5
- * stall_noise=0.2 inj_kernel=1 inj_canary=0.1 seed=0" (inj_<app> words only
+ * stall_noise=0.2 jitter=0.02 inj_kernel=1 inj_canary=0.1 seed=0" (inj_<app>
+ * words only
  * where they differ from f); returns what snprintf returns. */
 int tb_nedd_options_format(const struct tb_nedd_options *o, char *buf,
 			   size_t len);

@@ -108,6 +108,7 @@ void tb_nedd_options_default(struct tb_nedd_options *o)
 	o->window = 120;
 	o->stall_g = 0.5;
 	o->stall_noise = 0.2;
+	o->jitter = 0.02;
 	o->inj_kernel = 1.0;
 	o->inj_canary = 0.1;
 	o->seed = 0;
@@ -172,6 +173,9 @@ int tb_nedd_option_word(struct tb_nedd_options *o, const char *w, size_t n,
 	if (KEY("stall_noise"))
 		return number(v, vn, 0, 1, 1, &o->stall_noise) ?
 		       bad(err, errlen, w, n, "stall_noise=<x>, 0 <= x < 1") : 0;
+	if (KEY("jitter"))
+		return number(v, vn, 0, 1, 1, &o->jitter) ?
+		       bad(err, errlen, w, n, "jitter=<x>, 0 <= x < 1") : 0;
 	if (KEY("inj_kernel"))
 		return number(v, vn, 0, 1e12, 0, &o->inj_kernel) ?
 		       bad(err, errlen, w, n, "inj_kernel=<injection>, >= 0") : 0;
@@ -222,10 +226,11 @@ int tb_nedd_options_format(const struct tb_nedd_options *o, char *buf,
 {
 	size_t used;
 	int n = snprintf(buf, len, "theta=%g unprofiled=%s window=%g "
-			 "stall_g=%g stall_noise=%g inj_kernel=%g "
+			 "stall_g=%g stall_noise=%g jitter=%g inj_kernel=%g "
 			 "inj_canary=%g seed=%llu", o->theta,
 			 tb_policy_name((enum tb_policy)o->unprofiled),
-			 o->window, o->stall_g, o->stall_noise, o->inj_kernel,
+			 o->window, o->stall_g, o->stall_noise, o->jitter,
+			 o->inj_kernel,
 			 o->inj_canary, o->seed);
 
 	if (n < 0)

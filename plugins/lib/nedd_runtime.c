@@ -96,3 +96,15 @@ double tb_nedd_runtime_factor(const char *app, double U, double G)
 {
 	return 1 + tb_nedd_sigma(app) * (WEIGHT_G * G + WEIGHT_U * U);
 }
+
+double tb_nedd_runtime(double t0, const char *app, double U, double G,
+		       double jitter, uint64_t seed)
+{
+	/* 53 bits of the job's seed (a stream of its own, apart from the
+	 * random strategy's and the stall noise's) as u in [0, 1). */
+	double u = (double)(tb_nedd_mix(seed ^ 0x6a09e667f3bcc908ULL) >> 11) *
+		   0x1.0p-53;
+
+	return t0 * tb_nedd_runtime_factor(app, U, G) *
+	       (1 + jitter * (2 * u - 1));
+}

@@ -123,7 +123,7 @@ static int set_word(struct tb_options *o, const char *w, size_t n, char *err,
 	if (err && errlen)
 		snprintf(err, errlen, "unknown option '%.*s' (eq3, ratio, fit, "
 			 "split, denominator, ranks, mapper, penalty, NeDD's theta, "
-			 "unprofiled, window, stall_g, stall_noise, inj_*; "
+			 "unprofiled, window, stall_g, stall_noise, jitter, inj_*; "
 			 "key=value)", (int)n, w);
 	return -1;
 }

@@ -31,8 +31,8 @@ static int number(const char *s, size_t n, double lo, double hi, double *out)
 int tb_profile_parse(const char *text, struct tb_profile *p, char *err,
 		     size_t errlen)
 {
-	const char *f[5];
-	size_t len[5];
+	const char *f[6];
+	size_t len[6];
 	int n = 0;
 	double v;
 
@@ -40,12 +40,13 @@ int tb_profile_parse(const char *text, struct tb_profile *p, char *err,
 	p->pattern = TB_PATTERN_RD;
 	p->comm_fraction = 0.5;
 	p->runtime = 0;
+	p->app[0] = '\0';
 	if (!text || !*text)
 		return fail(err, errlen, "empty", "");
 	for (const char *s = text;; n++) {
 		const char *colon = strchr(s, ':');
-		if (n == 4)
-			return fail(err, errlen, "more than 4 fields", text);
+		if (n == 5)
+			return fail(err, errlen, "more than 5 fields", text);
 		f[n] = s;
 		len[n] = colon ? (size_t)(colon - s) : strlen(s);
 		if (!colon) {
@@ -83,6 +84,24 @@ int tb_profile_parse(const char *text, struct tb_profile *p, char *err,
 			return fail(err, errlen, "runtime must be 0-1e9 seconds",
 				    text);
 		p->runtime = v;
+	}
+	if (n > 4) {
+		if (len[4] == 0 || len[4] >= sizeof(p->app))
+			return fail(err, errlen,
+				    "application must be 1-31 characters",
+				    text);
+		for (size_t i = 0; i < len[4]; i++) {
+			char c = f[4][i];
+
+			if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+			      (c >= '0' && c <= '9') || c == '-' || c == '_' ||
+			      c == '.'))
+				return fail(err, errlen,
+					    "application must be letters, digits, '-', '_' or '.'",
+					    text);
+		}
+		memcpy(p->app, f[4], len[4]);
+		p->app[len[4]] = '\0';
 	}
 	return 0;
 }

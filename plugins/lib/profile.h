@@ -8,6 +8,11 @@
  *                                3 binomial, 4 ring, 5 cmc) or its name
  *   1:<pattern>:<percent>        share of the runtime spent communicating
  *   1:<pattern>:<percent>:<s>    base runtime in seconds, for T_scaled
+ *   1:<pattern>:<percent>:<s>:<app>
+ *                                the NeDD application (nedd.h's profile
+ *                                table, or any name: unprofiled), the
+ *                                comment's alternative to --comm-app, as
+ *                                the pattern's is to --comm
  *
  * The first field may be 0 with the same optional fields.
  */
@@ -23,6 +28,7 @@ struct tb_profile {
 	enum tb_pattern pattern;
 	double comm_fraction;	/* 0..1; 0.5 when not given */
 	double runtime;		/* seconds; 0 when not given */
+	char app[TB_JOB_APP_LEN];	/* NeDD application; "" when not given */
 };
 
 /* 0 on success; -1 with a reason in err when the text is not a profile. */

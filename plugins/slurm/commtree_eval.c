@@ -260,6 +260,8 @@ static void _record(job_record_t *job_ptr, enum tb_policy policy,
 	const int *chosen_ok = NULL;
 	double scaled, actual = _actual_cost(occ, job, node_map, opts);
 	enum tb_runtime_fallback why;
+	int *given = xcalloc(topo->n_nodes, sizeof(int)), n_given = 0;
+	bool nedd_model;
 
 	for (int p = 0; p < TB_POLICY_COUNT; p++) {
 		cost[p] = hop_bytes[p] = NAN;
@@ -292,6 +294,26 @@ static void _record(job_record_t *job_ptr, enum tb_policy policy,
 		scaled = tb_scaled_runtime_why(job, prof->runtime,
 					       cost[policy],
 					       cost[denominator], &why);
+	/* The nodes Slurm gave, for NeDD's runtime model and record. */
+	for (int i = 0; (i = bit_ffs_from_bit(node_map, i)) >= 0; i++)
+		if (i < topo_of_count && topo_of[i] >= 0)
+			given[n_given++] = topo_of[i];
+	/*
+	 * A job naming an application of NeDD's profile table runs NeDD's
+	 * runtime model (nedd.h), whatever the policy: its slow-down comes
+	 * from the traffic on the routers and groups it got, which the other
+	 * models do not see. Under no congestor it is T0 within the jitter.
+	 */
+	{
+		struct commtree_model md = { topo, slurm_of, topo_of,
+					     topo_of_count };
+
+		nedd_model = commtree_nedd_runtime(&md, occ, job, opts, given,
+						   n_given, prof->runtime,
+						   &scaled);
+		if (nedd_model)
+			why = TB_RUNTIME_MODELLED;
+	}
 	/*
 	 * The rank order, for an MPI job (srun --distribution=arbitrary with
 	 * a hostfile built from it): the policy's order when Slurm gave
@@ -329,8 +351,9 @@ static void _record(job_record_t *job_ptr, enum tb_policy policy,
 	xstrfmtcat(text, ";cost_actual=%.6g", actual);
 	xstrfmtcat(text, ";denominator=%s", tb_policy_name(denominator));
 	if (prof->runtime > 0)
-		xstrfmtcat(text, ";runtime_base=%.6g;runtime_scaled=%.6g",
-			   prof->runtime, scaled);
+		xstrfmtcat(text, ";runtime_base=%.6g;runtime_scaled=%.6g%s",
+			   prof->runtime, scaled,
+			   nedd_model ? ";runtime_model=nedd" : "");
 	/* The model had a cost missing: the job runs its log runtime, and
 	 * the record says so rather than passing it off as "no change". */
 	if (prof->runtime > 0 && why != TB_RUNTIME_MODELLED)
@@ -352,16 +375,11 @@ static void _record(job_record_t *job_ptr, enum tb_policy policy,
 	if (tb_policy_info(policy)->family == TB_FAMILY_NEDD) {
 		struct commtree_model md = { topo, slurm_of, topo_of,
 					     topo_of_count };
-		int *given = xcalloc(topo->n_nodes, sizeof(int)), n = 0;
 
-		/* The nodes Slurm gave, for the runtime factor. */
-		for (int i = 0; (i = bit_ffs_from_bit(node_map, i)) >= 0; i++)
-			if (i < topo_of_count && topo_of[i] >= 0)
-				given[n++] = topo_of[i];
 		commtree_nedd_record(&text, policy, &md, occ, job, opts, given,
-				     n);
-		xfree(given);
+				     n_given);
 	}
+	xfree(given);
 	xfree(job_ptr->admin_comment);
 	job_ptr->admin_comment = text;
 

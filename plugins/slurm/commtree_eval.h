@@ -81,11 +81,25 @@ struct tb_job;
 extern void commtree_nedd_observe(const struct commtree_model *md,
 				  struct tb_occupancy *occ,
 				  const struct tb_options *opts);
+/* A job's application: its --comm-app, else the comment's fifth field
+ * (profile.h), else NULL. */
+extern const char *commtree_nedd_app(job_record_t *job_ptr, char *buf,
+				     size_t len);
 /* The job's application and seed (a hash of the configured seed= and the
  * job id). */
 extern void commtree_nedd_job(job_record_t *job_ptr,
 			      const struct tb_options *opts,
 			      struct tb_job *job);
+/* The NeDD runtime model (nedd.h, tb_nedd_runtime) of a job that names an
+ * application of the profile table and has a base runtime t0, on nodes
+ * alloc[0..n) under occ's traffic: true with *scaled set, else false
+ * (*scaled unchanged). */
+extern bool commtree_nedd_runtime(const struct commtree_model *md,
+				  const struct tb_occupancy *occ,
+				  const struct tb_job *job,
+				  const struct tb_options *opts,
+				  const int *alloc, int n, double t0,
+				  double *scaled);
 /* The NeDD fields of the record for nodes alloc[0..n): strategy, class,
  * application, seed, the chosen routers' T, U, G and the runtime factor. */
 extern void commtree_nedd_record(char **text, enum tb_policy policy,

@@ -21,6 +21,7 @@
 
 #include "commtree_eval.h"
 #include "../lib/nedd.h"
+#include "../lib/profile.h"
 
 struct collect {
 	const struct commtree_model *md;
@@ -37,6 +38,23 @@ static uint64_t _seed(const struct tb_options *opts, uint32_t job_id)
 			   tb_nedd_mix((uint64_t)job_id));
 }
 
+extern const char *commtree_nedd_app(job_record_t *job_ptr, char *buf,
+				     size_t len)
+{
+	const char *app = commtree_spank_value(job_ptr, "TESTBED_COMM_APP");
+	struct tb_profile prof;
+
+	if (app)
+		return app;
+	/* The comment's alternative, as for the pattern (profile.h). */
+	if (!job_ptr->comment || !strchr(job_ptr->comment, ':') ||
+	    tb_profile_parse(job_ptr->comment, &prof, NULL, 0) ||
+	    !prof.app[0])
+		return NULL;
+	snprintf(buf, len, "%s", prof.app);
+	return buf;
+}
+
 static int _collect(void *x, void *arg)
 {
 	job_record_t *job_ptr = x;
@@ -45,6 +63,7 @@ static int _collect(void *x, void *arg)
 	struct tb_nedd_run *run;
 	bool running = IS_JOB_RUNNING(job_ptr);
 	int *nodes;
+	char buf[TB_JOB_APP_LEN];
 
 	if (!job_ptr->node_bitmap || !job_ptr->start_time ||
 	    IS_JOB_PENDING(job_ptr))
@@ -53,7 +72,7 @@ static int _collect(void *x, void *arg)
 	if (!running && (double) job_ptr->end_time <
 			(double) c->now - c->opts->nedd.window)
 		return 0;
-	app = commtree_spank_value(job_ptr, "TESTBED_COMM_APP");
+	app = commtree_nedd_app(job_ptr, buf, sizeof(buf));
 	if (!app)
 		return 0;	/* no application: it injects nothing */
 	if (c->n == c->cap) {
@@ -108,10 +127,30 @@ extern void commtree_nedd_job(job_record_t *job_ptr,
 			      const struct tb_options *opts,
 			      struct tb_job *job)
 {
-	const char *app = commtree_spank_value(job_ptr, "TESTBED_COMM_APP");
+	char buf[TB_JOB_APP_LEN];
+	const char *app = commtree_nedd_app(job_ptr, buf, sizeof(buf));
 
 	snprintf(job->app, sizeof(job->app), "%s", app ? app : "");
 	job->seed = _seed(opts, job_ptr->job_id);
+}
+
+extern bool commtree_nedd_runtime(const struct commtree_model *md,
+				  const struct tb_occupancy *occ,
+				  const struct tb_job *job,
+				  const struct tb_options *opts,
+				  const int *alloc, int n, double t0,
+				  double *scaled)
+{
+	double U = 0, G = 0;
+
+	if (t0 <= 0 || !job->app[0] || tb_nedd_app_find(job->app) < 0 ||
+	    !occ->router_traffic || n < 1)
+		return false;
+	if (tb_nedd_pressure(md->topo, occ->router_traffic, alloc, n, &U, &G))
+		return false;
+	*scaled = tb_nedd_runtime(t0, job->app, U, G, opts->nedd.jitter,
+				  job->seed);
+	return true;
 }
 
 extern void commtree_nedd_record(char **text, enum tb_policy policy,

@@ -17,6 +17,8 @@
  * With -x one more field follows (after the SPANK entry with -s): the job's
  * placement constraints, empty or ';'-separated entries of
  *   nodelist=<hostlist>        exactly these nodes (sbatch --nodelist)
+ *   exclude=<hostlist>         never these nodes (sbatch --exclude: the
+ *                              NeDD experiments keep a job to its 201)
  *   dependency=<dependencies>  as sbatch --dependency (afterany:12:13, ...)
  *   cores=<tasks>              that many one-CPU tasks in the partition
  *                              cores, nodes shared core by core (the
@@ -89,6 +91,8 @@ static bool parse_extra(char *text, job_desc_msg_t *desc)
 	     e = strtok_r(NULL, ";", &save)) {
 		if (!strncmp(e, "nodelist=", 9) && e[9]) {
 			desc->req_nodes = e + 9;
+		} else if (!strncmp(e, "exclude=", 8) && e[8]) {
+			desc->exc_nodes = e + 8;
 		} else if (!strncmp(e, "dependency=", 11) && e[11]) {
 			desc->dependency = e + 11;
 		} else if (!strncmp(e, "cores=", 6) && !parse_u32(e + 6, &n) &&
@@ -102,7 +106,7 @@ static bool parse_extra(char *text, job_desc_msg_t *desc)
 			 * would make Slurm spread over its maximum. */
 			desc->min_nodes = desc->max_nodes = NO_VAL;
 		} else {
-			printf("error: placement entry '%.40s': expected nodelist=<hostlist>, dependency=<dependencies> or cores=<tasks>\n",
+			printf("error: placement entry '%.40s': expected nodelist=<hostlist>, exclude=<hostlist>, dependency=<dependencies> or cores=<tasks>\n",
 			       e);
 			return false;
 		}

@@ -82,6 +82,7 @@ static const struct tb_test tb_tests[] = {
 	T(test_nedd_random),
 	T(test_nedd_scenario_errors),
 	T(test_nedd_runtime_model),
+	T(test_nedd_runtime_applied),
 	{ NULL, NULL },
 };
 #undef T

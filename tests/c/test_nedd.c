@@ -227,6 +227,8 @@ void test_nedd_classifier(void)
 	CHECK_EQ(tb_options_parse("inj_gpcnet=2", &o, err, sizeof(err)), -1);
 	CHECK_EQ(tb_options_parse("stall_noise=1", &o, err, sizeof(err)), -1);
 	CHECK_EQ(tb_options_parse("seed=-3", &o, err, sizeof(err)), -1);
+	CHECK_EQ(tb_options_parse("jitter=1", &o, err, sizeof(err)), -1);
+	CHECK(!strcmp(err, "jitter=1: expected jitter=<x>, 0 <= x < 1"));
 	CHECK_EQ(tb_options_parse("inj_MILC=0.9 unprofiled=random", &o, err,
 				  sizeof(err)), 0);
 	{
@@ -234,8 +236,9 @@ void test_nedd_classifier(void)
 
 		tb_nedd_options_format(&o.nedd, buf, sizeof(buf));
 		CHECK(!strcmp(buf, "theta=0.3 unprofiled=random window=120 "
-			      "stall_g=0.5 stall_noise=0.2 inj_kernel=1 "
-			      "inj_canary=0.1 seed=0 inj_MILC=0.9"));
+			      "stall_g=0.5 stall_noise=0.2 jitter=0.02 "
+			      "inj_kernel=1 inj_canary=0.1 seed=0 "
+			      "inj_MILC=0.9"));
 	}
 }
 
@@ -391,4 +394,30 @@ void test_nedd_runtime_model(void)
 	CHECK(tb_nedd_sigma("HPCG") < tb_nedd_sigma("QMCPACK"));
 	CHECK(tb_nedd_sigma("QMCPACK") < tb_nedd_sigma("HACC"));
 	tb_scenario_free(s);
+}
+
+/* The emulated job's runtime: T0 x the factor x a seeded jitter in
+ * [1 - j, 1 + j]; the same seed gives the same runtime, and over many
+ * seeds the jitter fills its band and averages out. */
+void test_nedd_runtime_applied(void)
+{
+	double f = tb_nedd_runtime_factor("miniMD", 0.7, 0.146), lo = 1e9,
+	       hi = 0, sum = 0;
+
+	CHECK_NEAR(tb_nedd_runtime(100, "miniMD", 0.7, 0.146, 0, 42), 100 * f);
+	CHECK_NEAR(tb_nedd_runtime(100, "HPCG", 0, 0, 0, 42), 100);
+	CHECK_NEAR(tb_nedd_runtime(100, "miniMD", 0.7, 0.146, 0.02, 7),
+		   tb_nedd_runtime(100, "miniMD", 0.7, 0.146, 0.02, 7));
+	for (uint64_t seed = 0; seed < 2000; seed++) {
+		double t = tb_nedd_runtime(100, "HPCG", 0, 0, 0.02, seed);
+
+		lo = t < lo ? t : lo;
+		hi = t > hi ? t : hi;
+		sum += t;
+	}
+	CHECK(lo >= 98 && lo < 98.1);
+	CHECK(hi <= 102 && hi > 101.9);
+	CHECK(fabs(sum / 2000 - 100) < 0.1);
+	CHECK(tb_nedd_runtime(100, "HPCG", 0, 0, 0.02, 1) !=
+	      tb_nedd_runtime(100, "HPCG", 0, 0, 0.02, 2));
 }

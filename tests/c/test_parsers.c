@@ -265,7 +265,21 @@ void test_profile_from_comment(void)
 	CHECK(tb_profile_parse("1:rd:150", &p, err, sizeof(err)) == -1);
 	CHECK(strstr(err, "percent must be 0-100") != NULL);
 	CHECK(tb_profile_parse("hello", &p, err, sizeof(err)) == -1);
-	CHECK(tb_profile_parse("1:rd:50:10:9", &p, err, sizeof(err)) == -1);
+	CHECK(tb_profile_parse("1:rd:50:10:9:x", &p, err, sizeof(err)) == -1);
+	CHECK(strstr(err, "more than 5 fields") != NULL);
+	/* The NeDD application, --comm-app's alternative (fifth field). */
+	CHECK(tb_profile_parse("0:rd:0:120:miniMD", &p, err, sizeof(err)) == 0);
+	CHECK(p.comm == 0 && !strcmp(p.app, "miniMD"));
+	CHECK_NEAR(p.runtime, 120);
+	CHECK(tb_profile_parse("1:rd:50:10", &p, err, sizeof(err)) == 0);
+	CHECK(p.app[0] == '\0');
+	CHECK(tb_profile_parse("0:rd:0:120:", &p, err, sizeof(err)) == -1);
+	CHECK(strstr(err, "application must be 1-31 characters") != NULL);
+	CHECK(tb_profile_parse("0:rd:0:120:mini MD", &p, err, sizeof(err)) ==
+	      -1);
+	CHECK(strstr(err, "application must be letters") != NULL);
+	CHECK(tb_profile_parse("0:rd:0:120:abcdefghijabcdefghijabcdefghij12",
+			       &p, err, sizeof(err)) == -1);
 	CHECK(tb_profile_parse(NULL, &p, err, sizeof(err)) == -1);
 	CHECK(tb_profile_parse("1:rd:nan", &p, NULL, 0) == -1);
 }

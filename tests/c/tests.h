@@ -84,5 +84,6 @@ void test_nedd_congestor_and_noise(void);
 void test_nedd_random(void);
 void test_nedd_scenario_errors(void);
 void test_nedd_runtime_model(void);
+void test_nedd_runtime_applied(void);
 
 #endif

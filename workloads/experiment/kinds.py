@@ -17,6 +17,7 @@ MODULES = (
     "sc18",
     "treematch",
     "readings",
+    "nedd",
 )
 
 

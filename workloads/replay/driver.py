@@ -4,6 +4,7 @@ when every job of the plan has ended.
 """
 
 import os
+import re
 import time
 
 from workloads import health, launch, vclock
@@ -156,7 +157,7 @@ def run_at_rate(args, run_dir, manifest, stopped, container, clock):
         if again:
             submit_reruns(submitters, again, plan, manifest, run_dir, reruns, page)
         with open(sub_path, "a", encoding="utf-8") as out:
-            if any(p.get("chain") for p in plan):
+            if any(p.get("chain") or "@" in p.get("placement", "") for p in plan):
                 submit_individual(submitters, plan, submitted, out, manifest, page)
             while True:
                 now = clock.now()
@@ -283,6 +284,11 @@ def submit_individual(submitters, plan, submitted, out, manifest, page):
             placement = f"nodelist={p['nodelist']}" if p["nodelist"] else ""
         if p["log_id"] in submitted:
             continue
+        if "@" in p.get("placement", ""):
+            # A NeDD job list's dependencies: @<name> is that job's id,
+            # submitted before it (the list is in that order).
+            p = dict(p, placement=re.sub(r"@([^:+;,]+)", lambda m: str(submitted[m.group(1)]),
+                                         p["placement"]))
         fields = job_fields(run_id, k, p, t0, speedup, manifest["seed"], page, placement)
         for _, jid in submitters.submit_all([fields], [p]):
             submitted[p["log_id"]] = jid

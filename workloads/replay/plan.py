@@ -122,8 +122,11 @@ def make_plan(args, log, log_name, cluster_nodes, speedup, node_cores=0):
             "pattern": pattern, "comm_percent": perc,
             "limit_min": limit_of(j),
             "matrix_density": round(density, 6),
-            "ta_reduction": round(ta, 6), "prefill": 0, "nodelist": "", "chain": 0,
-            "ranks": ranks,
+            "ta_reduction": round(ta, 6), "prefill": int(j.prefill or 0), "nodelist": "",
+            "chain": 0, "ranks": ranks,
+            # NeDD's job lists: the application (the comment's fifth
+            # field) and tb-submit's placement.
+            "app": j.app or "", "placement": j.placement or "",
         })
     if too_big and args.strict:
         raise ReplayError(f"{len(too_big)} jobs need more than the cluster's "

@@ -266,9 +266,14 @@ def job_fields(run_id, index, p, t0, speedup, seed, page=None, placement=""):
         placement = ";".join(x for x in (placement, f"cores={ranks}") if x)
     # The job's runtime: the log's, less SC18's speed-up under isolation.
     runtime = p["runtime"] * (1 - p.get("ta_reduction", 0.0))
+    # NeDD's job lists: the placement, and the application as the
+    # comment's fifth field (profile.h), --comm-app's alternative.
+    if p.get("placement"):
+        placement = ";".join(x for x in (placement, p["placement"]) if x)
+    app = f":{p['app']}" if p.get("app") else ""
     return [f"{run_id}:{p['log_id']}", p["nodes"], p["limit_min"], begin,
             PRIORITY_TOP - index,
-            f"{p['comm']}:{pid}:{p['comm_percent']:g}:{runtime:g}",
+            f"{p['comm']}:{pid}:{p['comm_percent']:g}:{runtime:g}{app}",
             matrix, placement, f"{speedup:g}", f"{runtime:g}"] + (
                 [page, launch_file(page, run_id)] if page else [])
 

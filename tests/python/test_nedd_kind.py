@@ -1,0 +1,162 @@
+"""Kind nedd (workloads/experiment/nedd.py, nedd_jobs.py): the job lists'
+lanes and shape, the summary statistics and NeDD's improvement, and the
+table's sections from hand-made runs."""
+
+import math
+import re
+import types
+
+import pytest
+
+from workloads import logs
+from workloads.experiment import nedd, nedd_jobs
+from workloads.experiment.errors import ExperimentError
+from workloads.experiment.tables import Table
+
+
+def topo(groups=2, per_group=16, cores=4):
+    nodes = [{"name": f"d{g * per_group + k:02d}", "cores": cores, "router": (g * per_group + k) // 4,
+              "chassis": (g * per_group + k) // 8, "group": g}
+             for g in range(groups) for k in range(per_group)]
+    return {"name": "hand", "nodes": nodes}
+
+
+def test_hostlist_compresses_runs_of_ids():
+    assert nedd_jobs.hostlist(["nid00003", "nid00001", "nid00002", "nid00007"]) == \
+        "nid[00001-00003,00007]"
+    assert nedd_jobs.hostlist(["d01"]) == "d[01]"
+
+
+def test_lanes_are_each_groups_first_ids_of_the_main_core_count():
+    t = topo()
+    t["nodes"][16]["cores"] = 8      # one odd node in group 1: not the main kind
+    lanes, names = nedd_jobs.lanes(t, 2, 12)
+    assert lanes[0] == [f"d{k:02d}" for k in range(12)]
+    assert lanes[1] == [f"d{k:02d}" for k in range(17, 29)]
+    assert len(names) == 32
+    with pytest.raises(ExperimentError, match="2 dragonfly groups have 12 nodes"):
+        nedd_jobs.lanes(t, 3, 12)
+
+
+def test_job_list_chains_each_lane_by_dependencies(tmp_path):
+    lines = nedd_jobs.job_list(topo(), [("miniMD",), ("HPCG",)], 2, (12, 4, 3), 100, True, 0)
+    path = tmp_path / "x.jobs"
+    path.write_text("\n".join(lines) + "\n")
+    log = logs.read(str(path))
+    assert log.format == "nedd"
+    assert len(log.jobs) == 8
+    by = {j.log_id: j for j in log.jobs}
+    cong = [j for j in log.jobs if j.app == "gpcnet"]
+    apps = [j for j in log.jobs if j.app != "gpcnet"]
+    assert all(j.submit == 0 for j in log.jobs)
+    assert all(j.prefill == 1 and j.nodes == 4 and j.placement.startswith("nodelist=")
+               for j in cong)
+    assert all(j.prefill == 0 and j.nodes == 3 and j.placement.startswith("exclude=")
+               for j in apps)
+    # Each job two minutes after its congestor started (L104); the next
+    # repetition's congestor after this one's jobs and congestor ended.
+    assert by["r01-miniMD-1-miniMD"].placement.endswith(";dependency=after:@r01-miniMD-gpcnet+2")
+    assert ";" not in by["r01-miniMD-gpcnet"].placement
+    assert by["r02-miniMD-gpcnet"].placement.endswith(
+        ";dependency=afterany:@r01-miniMD-gpcnet:@r01-miniMD-1-miniMD")
+    # Every job's dependency is on a job listed before it.
+    seen = set()
+    for j in log.jobs:
+        for name in re.findall(r"@([^:+;,]+)", j.placement):
+            assert name in seen, (j.log_id, name)
+        seen.add(j.log_id)
+    # The control node (the lane's first, d00) is excluded from the job
+    # and never in a congestor; repetitions re-choose the congestor.
+    assert by["r01-miniMD-1-miniMD"].placement.startswith("exclude=d[00,12-")
+    assert all("d[00" not in j.placement and ",00" not in j.placement for j in cong)
+    assert by["r01-miniMD-gpcnet"].placement != by["r02-miniMD-gpcnet"].placement
+    # Without the congestor: the jobs alone, spaced in time.
+    lines = nedd_jobs.job_list(topo(), [("miniMD",)], 2, (12, 4, 3), 100, False, 0)
+    assert sum(1 for x in lines if "gpcnet" in x) == 0
+    subs = [float(x.split()[1]) for x in lines[2:]]
+    assert subs[0] == nedd_jobs.LEAD_S and subs[1] - subs[0] > 7 * 100
+    # A pair: both jobs after the congestor, in the pair's order.
+    lines = nedd_jobs.job_list(topo(), [("miniMD", "MILC")], 1, (12, 4, 3), 100, True, 0)
+    assert [x.split()[0] for x in lines[2:]] == ["r01-miniMD_MILC-gpcnet",
+                                                "r01-miniMD_MILC-1-miniMD",
+                                                "r01-miniMD_MILC-2-MILC"]
+    with pytest.raises(ExperimentError, match="nodes left for 2 job"):
+        nedd_jobs.job_list(topo(), [("miniMD", "MILC")], 1, (12, 6, 3), 100, True, 0)
+
+
+def test_list_facts_reads_the_layout_and_the_congestor():
+    assert nedd_jobs.list_facts("x-y-consecutive-gpcnet.0123abcd.jobs") == ("consecutive", True)
+    assert nedd_jobs.list_facts("x-consecutive-none.0123abcd.jobs") == ("consecutive", False)
+    assert nedd_jobs.list_facts("theta") is None
+
+
+def test_summary_and_improvement():
+    s = nedd.summary([1.0, 2.0, 3.0, 4.0, 10.0])
+    assert (s["n"], s["mean"], s["median"], s["q1"], s["q3"], s["min"], s["max"]) == \
+        (5, 4.0, 3.0, 2.0, 4.0, 1.0, 10.0)
+    assert math.isclose(s["sem"], math.sqrt(12.5) / math.sqrt(5))
+    # NeDD 66 against Random 100: 34 % better (L152's miniMD figure).
+    assert nedd.improvement({"mean": 66.0}, {"mean": 100.0}) == pytest.approx(34.0)
+    assert nedd.improvement(None, {"mean": 1.0}) is None
+
+
+def run(policy, times):
+    """A hand-made run: {app: [runtimes]} of one-job items."""
+    rows = [{"log_job_id": f"r{k + 1:02d}-{app}-1-{app}", "run_s": t}
+            for app, ts in times.items() for k, t in enumerate(ts)]
+    return types.SimpleNamespace(rows=rows, policy=policy, run_id=policy,
+                                 manifest={"cluster": "hand", "seed": 0})
+
+
+def definition(apps, policies):
+    d = types.SimpleNamespace(apps=apps, policies=policies, logs=["consecutive"],
+                              setup=["201", "64", "32"], base_runtime=["100"], reps=["3"],
+                              paper={("improvement_pct", "*", "miniMD", "random"): 34.0})
+
+    def paper_value(metric, log, app, policy):
+        return d.paper.get((metric, "*", app, policy))
+    d.paper_value = paper_value
+    return d
+
+
+def test_table_gives_statistics_improvements_order_and_band():
+    d = definition(["miniMD", "HPCG"], ["nedd", "random", "low-stall", "fewer-router"])
+    runs = {("consecutive", "nedd"): run("nedd", {"miniMD": [300, 330, 360],
+                                                  "HPCG": [101, 99, 100]}),
+            ("consecutive", "random"): run("random", {"miniMD": [450, 500, 550],
+                                                      "HPCG": [100, 102, 98]}),
+            ("consecutive", "low-stall"): run("low-stall", {"miniMD": [400, 450, 500],
+                                                            "HPCG": [100, 100, 100]}),
+            ("consecutive", "fewer-router"): run("fewer-router", {"miniMD": [310, 340, 370],
+                                                                  "HPCG": [100, 101, 105]}),
+            ("consecutive", "none"): run("fewer-router", {"miniMD": [99, 100, 101],
+                                                          "HPCG": [98, 100, 102]})}
+    t = Table()
+    nedd.table_nedd(d, runs, t)
+    md = "\n".join(t.md)
+    assert "| miniMD | NeDD | 3 | 330.0 | 330.0 | 315.0 | 345.0 | 300.0 | 360.0 | 3.30 | - |" in md
+    # (500 - 330) / 500 = 34 %: the calibrated cell, within 5 points.
+    assert "| miniMD | Random | 34.0 | - | 34 | yes | calibrated |" in md
+    assert "| miniMD | Fewer-Router | 2.9 | - | - | - | predicted |" in md
+    assert "| miniMD | NeDD < Fewer-Router < Low-Stall-Router < Random | yes | yes |" in md
+    # HPCG's means all inside No-Congestor's 98-102 band.
+    assert "| HPCG | 98.0-102.0 | NeDD, Random, Low-Stall-Router, Fewer-Router | - |" in md
+    assert t.csv_header[:4] == ["layout", "app", "place", "strategy"]
+    assert len(t.csv_rows) == 2 * 5
+
+
+def test_table_of_pairs_gives_mean_and_error_per_job():
+    d = definition(["miniMD+QMCPACK"], ["nedd", "fewer-router"])
+    rows = lambda a, b: [{"log_job_id": f"r{k:02d}-miniMD_QMCPACK-{j}-{app}", "run_s": t}  # noqa: E731
+                         for k in (1, 2) for j, app, t in ((1, "miniMD", a + k),
+                                                           (2, "QMCPACK", b + k))]
+    runs = {("consecutive", p): types.SimpleNamespace(rows=rows(a, b), policy=p, run_id=p,
+                                                      manifest={})
+            for p, a, b in (("nedd", 200, 101), ("fewer-router", 300, 100),
+                            ("none", 100, 100))}
+    t = Table()
+    nedd.table_nedd(d, runs, t)
+    md = "\n".join(t.md)
+    assert "| miniMD then QMCPACK | NeDD | 201.5 | 0.5 | 102.5 | 0.5 |" in md
+    assert "best for miniMD NeDD, for QMCPACK Fewer-Router" in md
+    assert "miniMD against Fewer-Router 33.2 % better" in md

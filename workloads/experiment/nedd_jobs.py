@@ -1,0 +1,191 @@
+"""The NeDD experiments' job lists (Zhang et al., CLUSTER 2021;
+../shared/papers/nedd.txt, "L.."): per repetition a lane of N idle nodes,
+one kept for the control script, GPCNeT on C of the other N - 1 chosen at
+random (re-chosen every repetition, L104), and after `lead` seconds of
+congestor traffic the application job(s) of M nodes on what is left (L104,
+L106, L160), confined to the lane by tb-submit's exclude=.
+
+Lanes: one per application (or pair) of the experiment, each in its own
+dragonfly group, so that they run side by side without touching each
+other's observations: T is per router, U per the job's routers, G per its
+groups and the stall model per chassis (plugins/lib/nedd.h). Layout
+`consecutive` (L102, the issue): the lane is the group's first N node ids.
+Repetitions follow each other (by Slurm dependencies, job_list); a
+congestor ends before the next repetition's starts, so that it is out of
+the next decision's window.
+
+The written file is workloads/logs.py's nedd format, replayed as any log.
+"""
+
+import hashlib
+import json
+import os
+import random
+import re
+import subprocess
+import sys
+
+from .errors import ExperimentError
+
+# The repository (definition.py's ROOT; importing it here would be circular:
+# the definition imports the kinds).
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+LAYOUTS = ("consecutive",)
+# The congestor runs at least this long before the application's decision:
+# the window W (120 s, L104) plus 60 s for the congestor's own launch, so
+# that the window sees two full minutes of it even if it starts late.
+LEAD_S = 180
+# An application job may run up to this many times its base runtime (its
+# time limit): the runtime model's largest factor on Cori's lanes is about
+# 1 + 18.2 (0.867 x 0.146 + 0.133 x 1.0) = 5.7, with the jitter 5.8.
+LIMIT_FACTOR = 7
+
+
+def hostlist(names):
+    """Slurm's compressed form of node names (prefix + fixed-width digits),
+    e.g. nid[00001-00003,00007]."""
+    groups = {}
+    for n in names:
+        m = re.fullmatch(r"(.*?)(\d+)", n)
+        if not m:
+            groups.setdefault((n, 0), [])
+            continue
+        groups.setdefault((m.group(1), len(m.group(2))), []).append(int(m.group(2)))
+    parts = []
+    for (prefix, width), nums in sorted(groups.items()):
+        if not width:
+            parts.append(prefix)
+            continue
+        nums = sorted(set(nums))
+        ranges, start = [], nums[0]
+        for a, b in zip(nums, nums[1:] + [None]):
+            if b != a + 1:
+                ranges.append(f"{start:0{width}d}" + (f"-{a:0{width}d}" if a != start else ""))
+                start = b
+        parts.append(f"{prefix}[{','.join(ranges)}]")
+    return ",".join(parts)
+
+
+def cluster_topology(cluster):
+    """The cluster's topology.json as generate.py writes it (cached under
+    build/nedd-lists/<cluster>/)."""
+    out = os.path.join(ROOT, "build", "nedd-lists", cluster)
+    path = os.path.join(out, "topology.json")
+    if not os.path.exists(path):
+        r = subprocess.run([sys.executable, os.path.join(ROOT, "emulated-clusters", "generate.py"),
+                            cluster, out], capture_output=True, text=True, check=False)
+        if r.returncode != 0 or not os.path.exists(path):
+            raise ExperimentError(f"generating {cluster}'s topology for the NeDD lanes: "
+                                  f"{(r.stderr or r.stdout).strip()[-300:]}")
+    with open(path, encoding="utf-8") as f:
+        return json.load(f)
+
+
+def lanes(topo, n_lanes, n):
+    """n_lanes lanes of n node names, each the first n node ids of one
+    dragonfly group: the groups whose nodes have the machine's most common
+    core count (Cori's KNL, L98), in group order."""
+    nodes = topo["nodes"]
+    if not nodes or "group" not in nodes[0]:
+        raise ExperimentError(f"cluster {topo.get('name')}: no dragonfly groups in its "
+                              "topology; the NeDD experiments need routers and groups")
+    cores = {}
+    for x in nodes:
+        cores[x.get("cores", 0)] = cores.get(x.get("cores", 0), 0) + 1
+    main = max(cores, key=lambda c: (cores[c], c))
+    by_group = {}
+    for x in nodes:
+        if x.get("cores", 0) == main:
+            by_group.setdefault(x["group"], []).append(x["name"])
+    usable = [sorted(v)[:n] for g, v in sorted(by_group.items()) if len(v) >= n]
+    if len(usable) < n_lanes:
+        raise ExperimentError(f"cluster {topo.get('name')}: {len(usable)} dragonfly groups "
+                              f"have {n} nodes of {main} cores; the experiment needs "
+                              f"{n_lanes} (one per application)")
+    return usable[:n_lanes], [x["name"] for x in nodes]
+
+
+def job_list(topo, items, reps, setup, t0, congestor, seed):
+    """The jobs: per repetition and item (an application, or a pair run
+    one after the other), in its lane. setup = (N, C, M). Returns the
+    lines of the nedd format.
+
+    With the congestor the timing is Slurm's, by dependencies, so that a
+    driver or a launch lagging behind (a loaded machine at a high clock
+    rate) cannot shorten the congestor's two minutes: the job(s) start
+    after:<congestor>+2 (two minutes after it started, L104), and the
+    next repetition's congestor afterany: this one's jobs and congestor.
+    The congestor runs until its jobs' time limit could be reached. All
+    are submitted at once (@<name> stands for that job's Slurm id).
+    Without it (No-Congestor) the repetitions are spaced in time, each
+    job's traffic out of the next one's window."""
+    n, c, m = setup
+    width = max(len(i) for i in items)
+    if n - 1 - c < width * m:
+        raise ExperimentError(f"setup N={n} C={c} M={m}: {n - 1 - c} nodes left for "
+                              f"{width} job(s) of {m}")
+    congestor_s = 120 + LIMIT_FACTOR * t0 + 30
+    period = LEAD_S + LIMIT_FACTOR * t0 + 60
+    lane_nodes, all_nodes = lanes(topo, len(items), n)
+    lines = ["# nedd-jobs (workloads/experiment/nedd_jobs.py): "
+             f"N={n} C={c} M={m} T0={t0:g} reps={reps} congestor={int(congestor)} "
+             f"seed={seed}" + ("" if congestor else f" period={period:g}"),
+             "Job_name Submit Runtime Nodes Requested App Prefill Placement"]
+    jobs = []
+    for k, item in enumerate(items):
+        lane = lane_nodes[k]
+        # The lane's first node holds the control script (L106): in
+        # neither job.
+        others = lane[1:]
+        keep = set(others)
+        exclude = "exclude=" + hostlist([x for x in all_nodes if x not in keep])
+        before = []
+        for rep in range(reps):
+            tag = f"r{rep + 1:02d}-{'_'.join(item)}"
+            names = [f"{tag}-{j + 1}-{app}" for j, app in enumerate(item)]
+            if congestor:
+                rng = random.Random(f"nedd:{seed}:{rep}:{'+'.join(item)}")
+                chosen = sorted(rng.sample(others, c))
+                after = (";dependency=afterany:" + ":".join("@" + x for x in before)
+                         if before else "")
+                jobs.append((0, f"{tag}-gpcnet 0 {congestor_s:g} {c} {congestor_s:g} "
+                                f"gpcnet 1 nodelist={hostlist(chosen)}{after}"))
+                for name, app in zip(names, item):
+                    jobs.append((0, f"{name} 0 {t0:g} {m} {LIMIT_FACTOR * t0:g} {app} 0 "
+                                    f"{exclude};dependency=after:@{tag}-gpcnet+2"))
+                before = [f"{tag}-gpcnet"] + names
+            else:
+                for name, app in zip(names, item):
+                    jobs.append((rep * period + LEAD_S,
+                                 f"{name} {rep * period + LEAD_S:g} {t0:g} {m} "
+                                 f"{LIMIT_FACTOR * t0:g} {app} 0 {exclude}"))
+    # In submission order (a stable sort: each lane's jobs in the order
+    # their dependencies need, the pair's in its priority order).
+    return lines + [x for _, x in sorted(jobs, key=lambda j: j[0])]
+
+
+def write_list(cluster, name, layout, items, reps, setup, t0, congestor, seed):
+    """The job list's file under build/nedd-lists/, named by its content (the
+    table reads the layout and the congestor from the name)."""
+    if layout not in LAYOUTS:
+        raise ExperimentError(f"layout '{layout}': expected one of {' '.join(LAYOUTS)}")
+    lines = job_list(cluster_topology(cluster), items, reps, setup, t0, congestor, seed)
+    text = "\n".join(lines) + "\n"
+    sha = hashlib.sha256(text.encode()).hexdigest()[:8]
+    out = os.path.join(ROOT, "build", "nedd-lists")
+    os.makedirs(out, exist_ok=True)
+    path = os.path.join(out, f"{name}-{layout}-{'gpcnet' if congestor else 'none'}.{sha}.jobs")
+    if not os.path.exists(path):
+        with open(path + ".tmp", "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(path + ".tmp", path)
+    return path
+
+
+def list_facts(log_name):
+    """(layout, congestor) from a job list's file name."""
+    m = re.fullmatch(r".*-(\w+)-(gpcnet|none)\.[0-9a-f]{8}\.jobs", log_name)
+    if not m:
+        return None
+    return m.group(1), m.group(2) == "gpcnet"
