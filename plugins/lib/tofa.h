@@ -80,6 +80,26 @@ int tb_tofa_evaluate(const struct tb_topology *t, const double *pf,
 		     const struct tb_tofa_graph *g, const int *map,
 		     enum tb_penalty penalty, struct tb_tofa_eval *out);
 
+/* The nodes one attempt of the job depends on (L272-275): its own (map)
+ * and every node on a route, either direction, between two processes
+ * that communicate (an edge of g). exposed: t->n_nodes flags. 0, or -1
+ * when a map entry is no node of t or t is no torus. The abort of
+ * tb_tofa_evaluate and tb_tofa_hit both read it: one place. */
+int tb_tofa_exposed(const struct tb_topology *t,
+		    const struct tb_tofa_graph *g, const int *map,
+		    unsigned char *exposed);
+/* Whether an attempt whose failed nodes are failed[0..n_failed-1] aborts:
+ * hit->node the first of them the job depends on (one of its own nodes
+ * first, on_route 0; else one on a route only, on_route 1), or -1 when
+ * none is. 0, or -1 (out of memory, a node out of range). */
+struct tb_tofa_hit {
+	int node;
+	int on_route;
+};
+int tb_tofa_hit(const struct tb_topology *t, const struct tb_tofa_graph *g,
+		const int *map, const int *failed, int n_failed,
+		struct tb_tofa_hit *hit);
+
 /* Listing 1.1 l. 10: the lowest first id of n consecutive node ids, all
  * free and (pf not NULL) none risky; -1 when there is none. */
 int tb_tofa_window(const struct tb_topology *t, const struct tb_occupancy *o,

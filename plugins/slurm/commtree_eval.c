@@ -211,7 +211,41 @@ static double _actual_cost(const struct tb_occupancy *occ,
  * nodes in index order): Eq. 1's cost, plain hop-bytes, the abort
  * probability of one attempt, the risky nodes, the Scotch version.
  */
-static void _record_torus(char **text, const struct tb_occupancy *occ,
+/*
+ * The nodes one attempt depends on (its own and those on its routes,
+ * tb_tofa_exposed) go to the job as TESTBED_TOFA_EXPOSED, node names
+ * comma-separated, and its map (node ids, process order) to the record as
+ * tofa_map: the fault driver's jobs end an attempt as aborted when one of
+ * the attempt's failed nodes is among them (workloads/tofa_faults.py).
+ */
+static void _record_exposed(job_record_t *job_ptr, char **text,
+			    const struct tb_tofa_graph *g, const int *map)
+{
+	unsigned char *exposed = xcalloc(topo->n_nodes, 1);
+	char *names = NULL;
+	int count = 0;
+
+	xstrcat(*text, ";tofa_map=");
+	for (int p = 0; p < g->n; p++)
+		xstrfmtcat(*text, "%s%d", p ? "," : "", map[p]);
+	if (!tb_tofa_exposed(topo, g, map, exposed)) {
+		for (int k = 0; k < topo->n_nodes; k++)
+			if (exposed[k]) {
+				xstrfmtcat(names, "%s%s", names ? "," : "",
+					   topo->nodes[k].name);
+				count++;
+			}
+		xstrfmtcat(*text, ";tofa_exposed=%d", count);
+		if (names)
+			commtree_env_set(job_ptr, "TESTBED_TOFA_EXPOSED",
+					 names);
+	}
+	xfree(names);
+	xfree(exposed);
+}
+
+static void _record_torus(job_record_t *job_ptr, char **text,
+			  const struct tb_occupancy *occ,
 			  const struct tb_job *job,
 			  const struct tb_matrix *matrix, bitstr_t *node_map,
 			  const int *rank_nodes)
@@ -236,6 +270,7 @@ static void _record_torus(char **text, const struct tb_occupancy *occ,
 				      commtree_options().penalty, &ev))
 			xstrfmtcat(*text, ";tofa_cost=%.6g;tofa_hops=%.6g;tofa_abort=%.6g",
 				   ev.cost, ev.hops, ev.abort);
+		_record_exposed(job_ptr, text, &g, map);
 		tb_tofa_graph_free(&g);
 	}
 	xstrfmtcat(*text, ";risky_nodes=%d;scotch=%s", risky,
@@ -346,7 +381,8 @@ static void _record(job_record_t *job_ptr, enum tb_policy policy,
 				   hop_bytes[p]);
 	}
 	if (topo->torus_node)
-		_record_torus(&text, occ, job, matrix, node_map, chosen_ok);
+		_record_torus(job_ptr, &text, occ, job, matrix, node_map,
+			      chosen_ok);
 	if (fallback)
 		xstrfmtcat(text, ";fallback=%s", fallback);
 	if (tb_policy_info(policy)->family == TB_FAMILY_NEDD) {

@@ -342,3 +342,51 @@ void test_tofa_outage_file(void)
 	CHECK(strcmp(err, "o:1: '2': expected a probability from 0 to 1") == 0);
 	tb_scenario_free(s);
 }
+
+/* Our hand case for the abort of one attempt (L272-275), on torus64's
+ * shape: the chain on 3,4,5,6 of a 4x4x4 torus. 3 -> 4 goes x first,
+ * 3 -> 0 round the ring, then y, 0 -> 4; 4 -> 3 goes 4 -> 7 -> 3. So the
+ * job depends on 3,4,5,6 and, on routes only, 0 and 7; not on 8. */
+void test_tofa_hit_route_and_node(void)
+{
+	struct tb_scenario *s = scenario("torus 4 4 4\n" CHAIN);
+	struct tb_tofa_graph g;
+	struct tb_tofa_hit hit;
+	unsigned char *exposed = calloc(64, 1);
+	int map[] = { 3, 4, 5, 6 };
+
+	CHECK(exposed != NULL);
+	CHECK_EQ(tb_tofa_graph_build(s->job.matrix, 4, &g), 0);
+	CHECK_EQ(tb_tofa_exposed(s->topo, &g, map, exposed), 0);
+	for (int k = 0; k < 64; k++)
+		CHECK_EQ(exposed[k], k == 0 || (k >= 3 && k <= 7));
+	CHECK_EQ(tb_tofa_hit(s->topo, &g, map, (int[]){ 8 }, 1, &hit), 0);
+	CHECK_EQ(hit.node, -1);
+	CHECK_EQ(tb_tofa_hit(s->topo, &g, map, NULL, 0, &hit), 0);
+	CHECK_EQ(hit.node, -1);
+	CHECK_EQ(tb_tofa_hit(s->topo, &g, map, (int[]){ 8, 0 }, 2, &hit), 0);
+	CHECK_EQ(hit.node, 0);
+	CHECK_EQ(hit.on_route, 1);
+	CHECK_EQ(tb_tofa_hit(s->topo, &g, map, (int[]){ 7 }, 1, &hit), 0);
+	CHECK_EQ(hit.node, 7);
+	CHECK_EQ(hit.on_route, 1);
+	/* One of its own nodes first, whatever the order. */
+	CHECK_EQ(tb_tofa_hit(s->topo, &g, map, (int[]){ 0, 5 }, 2, &hit), 0);
+	CHECK_EQ(hit.node, 5);
+	CHECK_EQ(hit.on_route, 0);
+	/* A node out of range is an error, not a miss. */
+	CHECK_EQ(tb_tofa_hit(s->topo, &g, map, (int[]){ 64 }, 1, &hit), -1);
+	/* The abort probability reads the same set: pf 0.5 on 0 and 8. */
+	{
+		double pf[64] = { 0 };
+		struct tb_tofa_eval ev;
+
+		pf[0] = pf[8] = 0.5;
+		CHECK_EQ(tb_tofa_evaluate(s->topo, pf, &g, map, TB_PENALTY_101,
+					  &ev), 0);
+		CHECK_NEAR(ev.abort, 0.5);
+	}
+	free(exposed);
+	tb_tofa_graph_free(&g);
+	tb_scenario_free(s);
+}
