@@ -175,7 +175,10 @@ class Batches:
         # list made the front end's slurmd die at the launch here
         # ("fatal: clone: Operation not permitted"), twice.
         env = f"TB_TOFA_BATCH={batch} TB_TOFA_INSTANCE={i} TB_TOFA_T0={self.a.t0:g}"
-        comm = f" --comm={self.a.comm}" if self.a.comm else ""
+        # The runtime model's input (T = T0 ((1-f) + f C/C0), the
+        # controller's TESTBED_RUNTIME_SCALED): the study's comment,
+        # communicating, its share f in %, base runtime T0.
+        comm = f" --comment=1:rd:{100 * self.a.f:g}:{self.a.t0:g}" if self.a.f is not None else ""
         out = self.sh.run(
             f"{env} sbatch --parsable --requeue --exclusive -N {self.a.procs} -J '{name}'"
             f" --comm-matrix={CONTAINER_DIR}/{GRAPH_FILE}{comm} -o /dev/null"
@@ -323,7 +326,7 @@ def run(args):
                     "pattern": "", "app": args.app, "graph": os.path.relpath(args.graph, root),
                     "procs": args.procs, "nf": args.nf, "pf": args.pf, "seed": args.seed,
                     "batches": args.batches, "instances": args.instances, "t0": args.t0,
-                    "rate": args.rate, "git_revision": git_revision(root), "finished": False,
+                    "f": args.f, "rate": args.rate, "git_revision": git_revision(root), "finished": False,
                     "started": datetime.datetime.now(datetime.timezone.utc).isoformat()}
         write_atomic(os.path.join(run_dir, "manifest.json"), json.dumps(manifest, indent=2))
         wall0 = time.monotonic()
@@ -346,6 +349,10 @@ def run(args):
         write_atomic(os.path.join(run_dir, "attempts.json"), json.dumps(attempts, indent=1))
         write_atomic(os.path.join(run_dir, "events.json"), json.dumps(b.events, indent=1))
         write_atomic(os.path.join(run_dir, "batches.json"), json.dumps(batches, indent=1))
+        # What make report would write for a replay: this run's figures.
+        write_atomic(os.path.join(run_dir, "metrics.json"), json.dumps(
+            {"batches": batches, "attempts": len(attempts),
+             "aborts": sum(x["aborts"] for x in batches)}, indent=1))
         manifest.update({"finished": True, "nf_nodes": nf_by_batch, "missing_from_sacct": missing,
                          "wall_s": round(time.monotonic() - wall0, 1)})
         write_atomic(os.path.join(run_dir, "manifest.json"), json.dumps(manifest, indent=2))
@@ -374,7 +381,8 @@ def main(argv=None):
     r.add_argument("--seed", type=int, default=0)
     r.add_argument("--t0", type=float, default=30.0,
                    help="run time (s) when the controller gives none")
-    r.add_argument("--comm", default="", help="sbatch --comm (the runtime model's input)")
+    r.add_argument("--f", type=float, help="the runtime model's communication share "
+                   "(experiments/graphs/tofa-f.tsv); none: every instance runs T0")
     r.add_argument("--rate", type=float, default=0, help="the virtual clock's rate (0: leave)")
     r.add_argument("--poll", type=float, default=0.05)
     r.add_argument("--attempt-timeout", type=float, default=300)
@@ -398,6 +406,8 @@ def main(argv=None):
             return 0
         if not 0 <= a.pf <= 1:
             raise DriverError(f"--pf {a.pf}: expected a probability from 0 to 1")
+        if a.f is not None and not 0 <= a.f <= 1:
+            raise DriverError(f"--f {a.f}: expected a share from 0 to 1")
         if a.batches < 1 or a.instances < 1 or a.procs < 1 or a.t0 <= 0:
             raise DriverError("--batches, --instances, --procs and --t0: expected > 0")
         return run(a)
