@@ -20,6 +20,7 @@
 
 #include <stddef.h>
 
+#include "cost.h"
 #include "job.h"
 #include "matrix.h"
 #include "occupancy.h"
@@ -106,6 +107,15 @@ const char *tb_tofa_scotch_version(void);
 int tb_outage_parse(const char *text, size_t len, const char *name,
 		    const struct tb_topology *t, double **out, char *err,
 		    size_t errlen);
+
+/* The runtime model (tofa_runtime.c, ours): C0, the plain hop-bytes of
+ * Slurm's default (the library's model of it) on the empty torus, ranks in
+ * node order: 0, or -1 (no torus, too big, out of memory) with *c0 NaN. */
+int tb_tofa_c0(const struct tb_topology *t, const struct tb_tofa_graph *g,
+	       const struct tb_options *opts, double *c0);
+/* T = T0 ((1 - f) + f C / C0); C or C0 NaN: T0, *why saying which. */
+double tb_tofa_runtime_why(double t0, double f, double c, double c0,
+			   enum tb_runtime_fallback *why);
 
 /* How tofa placed the job. */
 struct tb_tofa_trace {

@@ -342,3 +342,42 @@ void test_tofa_outage_file(void)
 	CHECK(strcmp(err, "o:1: '2': expected a probability from 0 to 1") == 0);
 	tb_scenario_free(s);
 }
+
+void test_tofa_runtime_model(void)
+{
+	/* Issue 25's second case: tofa's window 6-9 costs 4 hops; C0 is
+	 * default's on the EMPTY 4x4 (nodes 0-3, whatever is busy now): 3.
+	 * T = T0 ((1 - f) + f C / C0) = 100 (0.5 + 0.5 x 4/3). */
+	struct tb_scenario *s = scenario("torus 4 4 1\nbusy 0,4,5,11\n"
+					 "risky 1\n" CHAIN);
+	struct tb_tofa_graph g;
+	struct tb_tofa_eval ev;
+	enum tb_runtime_fallback why;
+	double c0;
+	int alloc[16];
+
+	place(s, TB_POLICY_TOFA, "mapper=exact", alloc, &ev);
+	CHECK_NEAR(ev.hops, 4);
+	CHECK_EQ(tb_tofa_graph_build(s->job.matrix, 4, &g), 0);
+	CHECK_EQ(tb_tofa_c0(s->topo, &g, &s->opts, &c0), 0);
+	CHECK_NEAR(c0, 3);
+	CHECK_NEAR(tb_tofa_runtime_why(100, 0.5, ev.hops, c0, &why),
+		   100 * (0.5 + 0.5 * 4 / 3.0));
+	CHECK_EQ(why, TB_RUNTIME_MODELLED);
+	/* f = 0: T0 whatever the map; C = C0: T0. */
+	CHECK_NEAR(tb_tofa_runtime_why(100, 0, 40, c0, &why), 100);
+	CHECK_NEAR(tb_tofa_runtime_why(100, 0.7, 3, c0, &why), 100);
+	/* A missing C runs T0 and says so. */
+	CHECK_NEAR(tb_tofa_runtime_why(100, 0.5, 0.0 / 0.0, c0, &why), 100);
+	CHECK_EQ(why, TB_RUNTIME_NO_COST);
+	CHECK_NEAR(tb_tofa_runtime_why(100, 0.5, 4, 0.0 / 0.0, &why), 100);
+	CHECK_EQ(why, TB_RUNTIME_NO_DENOMINATOR);
+	tb_tofa_graph_free(&g);
+	tb_scenario_free(s);
+	/* No torus: no C0. */
+	s = scenario("leaf L1 4 0 0\nedge 0 1 1\njob nodes=2\n");
+	CHECK_EQ(tb_tofa_graph_build(s->job.matrix, 2, &g), 0);
+	CHECK_EQ(tb_tofa_c0(s->topo, &g, &s->opts, &c0), -1);
+	tb_tofa_graph_free(&g);
+	tb_scenario_free(s);
+}
