@@ -6,7 +6,8 @@ experiments use are experiments/graphs/*.matrix, written by
 
     python3 -m workloads.tofa_graphs [--out DIR] [--collective-share S]
 
-and checked against this generator by tests/python/test_tofa_graphs.py.
+(each graph's <graph>.matrix, and <graph>.jobs, the job file the kind tofa
+replays), and checked against this generator by tests/python/test_tofa_graphs.py.
 
 NPB-DT class C, graph BH (npb-dt-c-85): NPB 3.3's dt.c, buildBH(): 64
 sources ("num_sources = 4*16" for class C), then layers of comparators
@@ -154,6 +155,47 @@ def graph_text(name, share=COLLECTIVE_SHARE):
     return render(ranks, m, header)
 
 
+# The job files (the study's six-column format, workloads/logs.py): the
+# graph's job, INSTANCES times, each alone on the machine (GAP_S apart, more
+# than any modelled runtime), T0 = RUNTIME_S. The paper's runs last about
+# 30 s (L730); ours 300 s, so that sacct's whole seconds weigh 0.2 %, not 2 %.
+INSTANCES = 10
+RUNTIME_S = 300
+GAP_S = 1000
+F_TABLE = "tofa-f.tsv"
+
+
+def read_f(directory):
+    """{graph: (f, fitted_on)} from DIRECTORY/tofa-f.tsv (the runtime model's
+    f per graph, plugins/lib/tofa_runtime.c)."""
+    path = os.path.join(directory, F_TABLE)
+    out = {}
+    with open(path, encoding="utf-8") as fh:
+        for lineno, line in enumerate(fh, 1):
+            if not line.strip() or line.startswith("#"):
+                continue
+            cols = line.rstrip("\n").split("\t")
+            try:
+                f = float(cols[1])
+                if len(cols) != 3 or not 0 <= f <= 1:
+                    raise ValueError
+            except (ValueError, IndexError):
+                raise ValueError(f"{path}:{lineno}: expected 'graph<TAB>f (0-1)<TAB>"
+                                 f"fitted_on', got '{line.strip()}'") from None
+            out[cols[0]] = (f, cols[2])
+    return out
+
+
+def jobs_text(name, f, instances=INSTANCES, runtime=RUNTIME_S, gap=GAP_S):
+    """The job file of graph `name`: its ranks as nodes, communicating, Perc
+    100 f rounded (the kind gives each run f itself, RATIO)."""
+    ranks = int(graph_text(name).split("ranks ", 1)[1].split()[0])
+    # The format has no comments: the header line comes first.
+    lines = ["Job_name Submit Runtime Nodes Comment Perc"]
+    lines += [f"{k + 1} {k * gap} {runtime} {ranks} 1 {round(100 * f)}" for k in range(instances)]
+    return "\n".join(lines) + "\n"
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(prog="python3 -m workloads.tofa_graphs",
                                  description="Write TOFA's reconstructed graphs.")
@@ -161,17 +203,24 @@ def main(argv=None):
                     help="directory for <graph>.matrix (default experiments/graphs)")
     ap.add_argument("--collective-share", type=float, default=COLLECTIVE_SHARE,
                     help="LAMMPS: share of bytes in the allreduce pairs (default 0.1)")
+    ap.add_argument("--f-dir", default="experiments/graphs",
+                    help=f"where {F_TABLE} (each graph's f) is (default experiments/graphs)")
     ap.add_argument("graphs", nargs="*", default=list(GRAPHS),
                     help=f"which graphs (default all: {' '.join(GRAPHS)})")
     a = ap.parse_args(argv)
     try:
-        texts = {g: graph_text(g, a.collective_share) for g in a.graphs}
-    except ValueError as e:
+        texts = {f"{g}.matrix": graph_text(g, a.collective_share) for g in a.graphs}
+        fs = read_f(a.f_dir)
+        for g in a.graphs:
+            if g not in fs:
+                raise ValueError(f"{os.path.join(a.f_dir, F_TABLE)}: no f for graph '{g}'")
+            texts[f"{g}.jobs"] = jobs_text(g, fs[g][0])
+    except (ValueError, OSError) as e:
         print(f"tofa_graphs: {e}", file=sys.stderr)
         return 2
     os.makedirs(a.out, exist_ok=True)
-    for g, text in texts.items():
-        path = os.path.join(a.out, f"{g}.matrix")
+    for name, text in texts.items():
+        path = os.path.join(a.out, name)
         tmp = path + ".tmp"
         with open(tmp, "w", encoding="utf-8") as f:
             f.write(text)

@@ -85,10 +85,10 @@ def test_a_registered_kinds_list_is_refused_in_another_kinds_definition(widths, 
     d = parse_definition(write(tmp_path, "c2", "patterns = rd\n"))
     assert (d.kind, d.widths) == ("continuous", ["1"])
     with pytest.raises(ExperimentError, match=r"kind = nope: expected one of continuous "
-                       r"shadow individual cost-by-size sc18 treematch widths$"):
+                       r"shadow individual cost-by-size sc18 treematch tofa widths$"):
         parse_definition(write(tmp_path, "n", "kind = nope\n"))
     with pytest.raises(ExperimentError, match=r"an experiment takes CLUSTER, POLICIES, "
-                       r"PATTERNS, BASELINE, LOGS, LOADS, TA_SPEEDUPS, RATIOS, WIDTHS and "):
+                       r"PATTERNS, BASELINE, LOGS, LOADS, TA_SPEEDUPS, RATIOS, SHAPES, SUBJECT, FITTED, WIDTHS and "):
         apply_overrides(d, ["WIDTH=3"])
 
 
@@ -110,7 +110,7 @@ def test_a_registered_kinds_table_gets_the_runs_by_its_key(widths, tmp_path, fix
 
 def test_every_registered_kind_is_one_module_with_its_kind():
     assert list(kinds.KINDS) == ["continuous", "shadow", "individual", "cost-by-size",
-                                 "sc18", "treematch"]
+                                 "sc18", "treematch", "tofa"]
     assert kinds.DEFAULT == "continuous"
     for name, module in zip(kinds.KINDS, kinds.MODULES):
         path = os.path.join(PACKAGE, f"{module}.py")
