@@ -100,6 +100,7 @@ def job_rows(manifest, sacct, aph, deaths=()):
             "tofa_hops": fnum(a.get("tofa_hops")), "tofa_c0": fnum(a.get("tofa_c0")),
             "tofa_abort": fnum(a.get("tofa_abort")),
             "runtime_model": a.get("runtime_model", ""),
+            "tofa_fallback": a.get("tofa_fallback", ""),
             "fault": faults.job_fault(j, deaths),
             "attempt": attempt,
             "rerun_of": attempts[log_id][max(before)] if before else "",

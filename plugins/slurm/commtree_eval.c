@@ -294,6 +294,14 @@ static void _record(job_record_t *job_ptr, enum tb_policy policy,
 
 	for (int p = 0; p < TB_POLICY_COUNT; p++) {
 		cost[p] = hop_bytes[p] = NAN;
+		/* On a torus Slurm's tree is one leaf of every node, on which
+		 * TreeMatch's group search grows combinatorially (a 64-rank
+		 * job held slurmctld for minutes): those policies, whose tree
+		 * means nothing there, are not costed (nan) unless chosen. */
+		if (topo->torus_node && p != (int) policy &&
+		    tb_policy_info((enum tb_policy) p)->family ==
+		    TB_FAMILY_TREEMATCH)
+			continue;
 		if (tb_allocate_with((enum tb_policy) p, topo, occ, job, opts,
 				     alloc) != TB_OK)
 			continue;
@@ -315,6 +323,16 @@ static void _record(job_record_t *job_ptr, enum tb_policy policy,
 	if (topo->torus_node)
 		_record_torus(&torus_text, occ, job, matrix, node_map,
 			      chosen_ok, &tofa_hops, &tofa_c0);
+	/* tofa found no clean window (Listing 1.1 l. 11): which fallback
+	 * placed the job, every free node (l. 12) or ours (window). */
+	if (topo->torus_node && policy == TB_POLICY_TOFA &&
+	    tb_tofa_window(topo, occ, occ->failure_prob, job->nodes) < 0)
+		xstrfmtcat(torus_text, ";tofa_fallback=%s",
+			   opts->fallback == TB_FALLBACK_WINDOW &&
+			   tb_tofa_window_fewest_risky(topo, occ,
+						       occ->failure_prob,
+						       job->nodes) >= 0 ?
+			   "window" : "all");
 	/* Eq. 7 divides by the study's baseline (default1905); cost_default
 	 * below stays the cost of policy default, Slurm 24.11's tree. The
 	 * TreeMatch policies use their paper's model instead, T' = (1 + R a -

@@ -381,3 +381,64 @@ void test_tofa_runtime_model(void)
 	tb_tofa_graph_free(&g);
 	tb_scenario_free(s);
 }
+
+void test_tofa_fallback_window_option(void)
+{
+	/* A ring of 12, risky 0, 3, 6, 9: every window of 4 holds one or
+	 * two, and the only clean links are 1-2, 4-5, 7-8, 10-11, so a chain
+	 * of 4 costs at least 1 + 101 + 101 under Eq. 1 wherever it goes.
+	 * fallback=all (l. 12): every free node; the exact mapper's first
+	 * cheapest map is 0,1,2,3, two risky nodes. fallback=window (ours):
+	 * 0-3 holds two risky, 1-4 one (3): the same cost, half the risk. */
+	struct tb_scenario *s = scenario("torus 12 1 1\nrisky 0,3,6,9\n" CHAIN);
+	struct tb_tofa_trace tr;
+	struct tb_tofa_eval ev;
+	struct tb_options o = s->opts;
+	char err[200];
+	int alloc[12];
+
+	o.mapper = TB_MAPPER_EXACT;
+	CHECK_EQ(tb_tofa_window(s->topo, s->occ, s->occ->failure_prob, 4), -1);
+	CHECK_EQ(tb_tofa_window_fewest_risky(s->topo, s->occ,
+					     s->occ->failure_prob, 4), 1);
+	CHECK_EQ(tb_tofa_place(s->topo, s->occ, &s->job, &o, 1, alloc, &tr),
+		 TB_OK);
+	CHECK_EQ(tr.fallback, 1);
+	place(s, TB_POLICY_TOFA, "mapper=exact", alloc, &ev);
+	check_map(alloc, (int[]){ 0, 1, 2, 3 }, 4);
+	CHECK_NEAR(ev.cost, 203);
+	CHECK_NEAR(ev.abort, 1 - 0.98 * 0.98);
+	o.fallback = TB_FALLBACK_WINDOW;
+	CHECK_EQ(tb_tofa_place(s->topo, s->occ, &s->job, &o, 1, alloc, &tr),
+		 TB_OK);
+	CHECK_EQ(tr.fallback, 2);
+	CHECK_EQ(tr.window, 1);
+	place(s, TB_POLICY_TOFA, "mapper=exact fallback=window", alloc, &ev);
+	check_map(alloc, (int[]){ 1, 2, 3, 4 }, 4);
+	CHECK_NEAR(ev.cost, 203);
+	CHECK_NEAR(ev.abort, 0.02);
+	/* scotch0 never falls back on risk: pf is 0 for it. */
+	place(s, TB_POLICY_SCOTCH0, "mapper=exact fallback=window", alloc, &ev);
+	check_map(alloc, (int[]){ 0, 1, 2, 3 }, 4);
+	/* The option's text. */
+	CHECK_EQ(tb_options_parse("fallback=window", &o, err, sizeof(err)), 0);
+	CHECK_EQ(o.fallback, TB_FALLBACK_WINDOW);
+	CHECK_EQ(tb_options_parse("fallback=some", &o, err, sizeof(err)), -1);
+	CHECK(strstr(err, "fallback: expected all or window") != NULL);
+	tb_scenario_free(s);
+	/* Busy 2 and 5 cut a ring of 8 into the free runs 0-1, 3-4, 6-7: no
+	 * three consecutive free ids, so fallback=window, too, maps onto
+	 * every free node. */
+	s = scenario("torus 8 1 1\nbusy 2,5\nrisky 0,6\n"
+		     "edge 0 1 1\nedge 1 2 1\njob nodes=3\n");
+	o = s->opts;
+	o.mapper = TB_MAPPER_EXACT;
+	o.fallback = TB_FALLBACK_WINDOW;
+	CHECK_EQ(tb_tofa_window_fewest_risky(s->topo, s->occ,
+					     s->occ->failure_prob, 3), -1);
+	CHECK_EQ(tb_tofa_window(s->topo, s->occ, s->occ->failure_prob, 2), 3);
+	CHECK_EQ(tb_tofa_place(s->topo, s->occ, &s->job, &o, 1, alloc, &tr),
+		 TB_OK);
+	CHECK_EQ(tr.fallback, 1);
+	tb_scenario_free(s);
+}

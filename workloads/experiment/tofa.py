@@ -131,7 +131,8 @@ def run_stats(r):
                                if x.get("tofa_c0", 0) > 0]),
             "f": r.manifest.get("ratio"),
             "not_tofa_model": sum(1 for x in rows if x.get("runtime_model") != "tofa"),
-            "fallbacks": sum(1 for x in rows if x.get("fallback"))}
+            # tofa found no clean window (its record's tofa_fallback)
+            "fallbacks": sum(1 for x in rows if x.get("tofa_fallback"))}
 
 
 def ratio(a, b):
