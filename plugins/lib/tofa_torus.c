@@ -272,3 +272,28 @@ int tb_tofa_window(const struct tb_topology *t, const struct tb_occupancy *o,
 	}
 	return -1;
 }
+
+int tb_tofa_window_fewest_risky(const struct tb_topology *t,
+				const struct tb_occupancy *o, const double *pf,
+				int n)
+{
+	int run = 0, risky = 0, best = -1, best_risky = 0;
+
+	/* A sliding window over the ids: run free ids end at k, risky of
+	 * them in the last n. */
+	for (int k = 0; k < t->n_nodes; k++) {
+		if (o->state[k] != TB_NODE_FREE) {
+			run = risky = 0;
+			continue;
+		}
+		run++;
+		risky += tb_tofa_risky(pf, k);
+		if (run > n)
+			risky -= tb_tofa_risky(pf, k - n);
+		if (run >= n && (best < 0 || risky < best_risky)) {
+			best = k - n + 1;
+			best_risky = risky;
+		}
+	}
+	return best;
+}

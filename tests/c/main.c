@@ -71,6 +71,8 @@ static const struct tb_test tb_tests[] = {
 	T(test_tofa_topology_json),
 	T(test_tofa_outage_file),
 	T(test_tofa_hit_route_and_node),
+	T(test_tofa_runtime_model),
+	T(test_tofa_fallback_window_option),
 	T(test_nedd_worked_case_traffic),
 	T(test_nedd_worked_case_strategies),
 	T(test_nedd_window_case),

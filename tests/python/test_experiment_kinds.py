@@ -85,10 +85,12 @@ def test_a_registered_kinds_list_is_refused_in_another_kinds_definition(widths, 
     d = parse_definition(write(tmp_path, "c2", "patterns = rd\n"))
     assert (d.kind, d.widths) == ("continuous", ["1"])
     with pytest.raises(ExperimentError, match=r"kind = nope: expected one of continuous "
-                       r"shadow individual cost-by-size sc18 treematch tofa-resilience widths$"):
+                       r"shadow individual cost-by-size sc18 treematch tofa tofa-resilience "
+                       r"widths$"):
         parse_definition(write(tmp_path, "n", "kind = nope\n"))
     with pytest.raises(ExperimentError, match=r"an experiment takes CLUSTER, POLICIES, "
-                       r"PATTERNS, BASELINE, LOGS, LOADS, TA_SPEEDUPS, RATIOS, CONFIGS, WIDTHS and "):
+                       r"PATTERNS, BASELINE, LOGS, LOADS, TA_SPEEDUPS, RATIOS, SHAPES, SUBJECT, "
+                       r"FITTED, CONFIGS, WIDTHS and "):
         apply_overrides(d, ["WIDTH=3"])
 
 
@@ -110,7 +112,7 @@ def test_a_registered_kinds_table_gets_the_runs_by_its_key(widths, tmp_path, fix
 
 def test_every_registered_kind_is_one_module_with_its_kind():
     assert list(kinds.KINDS) == ["continuous", "shadow", "individual", "cost-by-size",
-                                 "sc18", "treematch", "tofa-resilience"]
+                                 "sc18", "treematch", "tofa", "tofa-resilience"]
     assert kinds.DEFAULT == "continuous"
     for name, module in zip(kinds.KINDS, kinds.MODULES):
         path = os.path.join(PACKAGE, f"{module}.py")

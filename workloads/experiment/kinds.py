@@ -16,6 +16,7 @@ MODULES = (
     "cost_by_size",
     "sc18",
     "treematch",
+    "tofa",
     "tofa_resilience",
 )
 

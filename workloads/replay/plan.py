@@ -9,7 +9,7 @@ import subprocess
 
 from workloads import logs, ta_speedup
 from .errors import ReplayError
-from .matrix import matrix_density
+from .matrix import file_matrix, matrix_density
 
 
 PATTERNS = ["rhvd", "rd", "binomial", "ring", "cmc"]   # study ids 1-5
@@ -100,6 +100,11 @@ def make_plan(args, log, log_name, cluster_nodes, speedup, node_cores=0):
         ranks = ranks_of(j, nodes)
         density = (matrix_density(ranks or nodes, args.sparsity)
                    if args.sparsity is not None and comm else 0.0)
+        # MATRIX: every communicating job of the file's size gets the file.
+        matrix_file = ""
+        if getattr(args, "matrix", None) and comm and \
+                (ranks or nodes) == file_matrix(args.matrix)[0]:
+            matrix_file = args.matrix
         # SC18's runtime model: only the isolated policy's jobs speed up.
         ta = (ta_speedup.reduction(args.ta_speedup, nodes, args.seed, j.log_id)
               if args.ta_speedup and args.policy == "isolated" else 0.0)
@@ -110,7 +115,7 @@ def make_plan(args, log, log_name, cluster_nodes, speedup, node_cores=0):
             "limit_min": limit_of(j),
             "matrix_density": round(density, 6),
             "ta_reduction": round(ta, 6), "prefill": 0, "nodelist": "", "chain": 0,
-            "ranks": ranks,
+            "ranks": ranks, "matrix_file": matrix_file,
         })
     if too_big and args.strict:
         raise ReplayError(f"{len(too_big)} jobs need more than the cluster's "

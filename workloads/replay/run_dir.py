@@ -17,7 +17,7 @@ def log_line(run_dir, text):
 
 PLAN_FIELDS = ["log_id", "offset", "runtime", "nodes", "comm", "pattern",
                "comm_percent", "limit_min", "matrix_density", "ta_reduction", "prefill",
-               "nodelist", "chain", "ranks"]
+               "nodelist", "chain", "ranks", "matrix_file"]
 
 
 def write_atomic(path, text):
@@ -39,7 +39,8 @@ def write_atomic(path, text):
 
 def write_plan(path, plan):
     rows = ["\t".join(PLAN_FIELDS)]
-    rows += ["\t".join(str(p.get(k, 0) if k == "ranks" else p[k]) for k in PLAN_FIELDS)
+    rows += ["\t".join(str(p.get(k, 0) if k == "ranks" else
+                          p.get(k, "") if k == "matrix_file" else p[k]) for k in PLAN_FIELDS)
              for p in plan]
     write_atomic(path, "\n".join(rows) + "\n")
 
@@ -56,6 +57,7 @@ def read_plan(path):
             row.setdefault("nodelist", "")
             row.setdefault("chain", "0")
             row.setdefault("ranks", "0")
+            row.setdefault("matrix_file", "")
             for k in ("offset", "runtime", "comm_percent", "matrix_density",
                       "ta_reduction"):
                 row[k] = float(row[k])
