@@ -345,6 +345,8 @@ TIMEOUTS = {"MessageTimeout": 30, "TCPTimeout": 2, "BatchStartTimeout": 10,
 TIMEOUT_MAX = 65000
 # cred_expire's default (interfaces/cred.c, DEFAULT_EXPIRATION_WINDOW).
 CRED_EXPIRE = 120
+# The exit status of an attempt that TOFA's failures abort (RequeueExitHold).
+TOFA_ABORT_EXIT = 85
 
 
 def clock_settings(rate):
@@ -428,6 +430,14 @@ MinJobAge=10
 MaxJobCount=200000
 MaxArraySize=100001
 """)
+    if "torus" in defn:
+        # TOFA's faults (workloads/tofa_faults.py): a job that ends an
+        # attempt aborted (a failed node among those it depends on) exits
+        # TOFA_ABORT_EXIT; Slurm requeues it held, the driver sets the
+        # failed nodes DOWN, resumes them and releases it (L270). A job's
+        # node set DOWN while it runs would requeue it unheld, eligible
+        # again after cred_expire, before the node is back.
+        f.write(f"RequeueExitHold={TOFA_ABORT_EXIT}\n")
     for b, block in enumerate(layout):
         for fe in block:
             port = FRONTEND_BASE_PORT + int(fe[2:])

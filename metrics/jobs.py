@@ -99,6 +99,12 @@ def job_rows(manifest, sacct, aph, deaths=()):
             # The plugin had a cost missing and ran the log's runtime
             # (no_cost, no_denominator): not a modelled runtime.
             "runtime_fallback": a.get("runtime_fallback", ""),
+            # TOFA on a torus (tofa.h): the map's plain hop-bytes, C0 of
+            # the runtime model, and which model set the runtime.
+            "tofa_hops": fnum(a.get("tofa_hops")), "tofa_c0": fnum(a.get("tofa_c0")),
+            "tofa_abort": fnum(a.get("tofa_abort")),
+            "runtime_model": a.get("runtime_model", ""),
+            "tofa_fallback": a.get("tofa_fallback", ""),
             "fault": faults.job_fault(j, deaths),
             "attempt": attempt,
             "rerun_of": attempts[log_id][max(before)] if before else "",

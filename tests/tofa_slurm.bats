@@ -108,3 +108,26 @@ submit() {
 	assert_output --partial "outage.txt:2: unknown node 't999'; keeping the outage probabilities read before"
 	wait_for 30 job_completed "$id" || fail "job $id did not complete"
 }
+
+@test "the runtime model: a matrix job sleeps T0 ((1 - f) + f C / C0), C its hops as it runs, C0 default's on the empty torus" {
+	# Node 1 risky: the window 2-5, where the chain costs 4 hops (3 -> 4
+	# goes round x and up y); default on the empty torus takes 0-3: 3.
+	printf 't001 0.02\n' >"$(outage_file)"
+	local id hops want
+	hops=$(library_field "risky 1" hops)
+	[ "$hops" = 4 ] || fail "tb-alloc: hops $hops, expected 4"
+	id=$(ctl_sh "sbatch --parsable -N 4 --exclusive --comm-matrix=/tmp/chain4.txt --comment=1:rd:50:100 -o /tmp/tofa-%j.out --wrap='echo TESTBED_RUNTIME_SCALED=\$TESTBED_RUNTIME_SCALED'")
+	run admin_comment "$id"
+	want=$(awk 'BEGIN {printf "%.6g", 100 * (0.5 + 0.5 * 4 / 3)}')
+	assert_output --partial ";runtime_base=100;runtime_scaled=$want;"
+	assert_output --partial ";runtime_model=tofa;"
+	assert_output --partial ";tofa_hops=4;"
+	assert_output --partial ";tofa_c0=3;"
+	refute_output --partial "runtime_fallback="
+	wait_for 30 job_completed "$id" || fail "job $id did not complete"
+	local emu
+	emu=$(docker ps -q --filter "label=com.docker.compose.project=${TESTBED_PROJECT:-testbed}" \
+		--filter label=com.docker.compose.service=emu1)
+	run docker exec "$emu" cat "/tmp/tofa-$id.out"
+	assert_output "TESTBED_RUNTIME_SCALED=116.667"
+}

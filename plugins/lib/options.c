@@ -12,7 +12,7 @@ struct option_key {
 
 enum {
 	KEY_EQ3, KEY_RATIO, KEY_FIT, KEY_SPLIT, KEY_DENOMINATOR, KEY_RANKS,
-	KEY_MAPPER, KEY_PENALTY,
+	KEY_MAPPER, KEY_PENALTY, KEY_FALLBACK,
 	N_KEYS
 };
 static const struct option_key keys[N_KEYS] = {
@@ -24,6 +24,7 @@ static const struct option_key keys[N_KEYS] = {
 	[KEY_RANKS] = { "ranks", { "taken", "index", "authors" } },
 	[KEY_MAPPER] = { "mapper", { "scotch", "exact" } },
 	[KEY_PENALTY] = { "penalty", { "101", "100" } },
+	[KEY_FALLBACK] = { "fallback", { "all", "window" } },
 };
 
 static int get(const struct tb_options *o, int key)
@@ -36,6 +37,7 @@ static int get(const struct tb_options *o, int key)
 	case KEY_DENOMINATOR: return o->denominator == TB_DENOM_DEFAULT;
 	case KEY_MAPPER: return o->mapper == TB_MAPPER_EXACT;
 	case KEY_PENALTY: return o->penalty == TB_PENALTY_100;
+	case KEY_FALLBACK: return o->fallback == TB_FALLBACK_WINDOW;
 	default: return (int)o->ranks;
 	}
 }
@@ -64,6 +66,9 @@ static void set(struct tb_options *o, int key, int v)
 	case KEY_PENALTY:
 		o->penalty = v ? TB_PENALTY_100 : TB_PENALTY_101;
 		break;
+	case KEY_FALLBACK:
+		o->fallback = v ? TB_FALLBACK_WINDOW : TB_FALLBACK_ALL;
+		break;
 	default:
 		o->ranks = v == 2 ? TB_RANKS_AUTHORS :
 			   v ? TB_RANKS_INDEX : TB_RANKS_TAKEN;
@@ -82,6 +87,7 @@ struct tb_options tb_options_default(void)
 		.ranks = TB_RANKS_TAKEN,
 		.mapper = TB_MAPPER_SCOTCH,
 		.penalty = TB_PENALTY_101,
+		.fallback = TB_FALLBACK_ALL,
 	};
 
 	tb_nedd_options_default(&o.nedd);
@@ -122,7 +128,8 @@ static int set_word(struct tb_options *o, const char *w, size_t n, char *err,
 	}
 	if (err && errlen)
 		snprintf(err, errlen, "unknown option '%.*s' (eq3, ratio, fit, "
-			 "split, denominator, ranks, mapper, penalty, NeDD's theta, "
+			 "split, denominator, ranks, mapper, penalty, fallback, NeDD's "
+			 "theta, "
 			 "unprofiled, window, stall_g, stall_noise, jitter, inj_*; "
 			 "key=value)", (int)n, w);
 	return -1;

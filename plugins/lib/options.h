@@ -52,6 +52,13 @@
  *   penalty=101|100      Eq. 1's cost of a torus link with a risky end (pf
  *                        > 0): c + 100c as the formula prints it (L312),
  *                        or 100 instead of 1 as the prose says (L318).
+ *   fallback=all|window  what tofa maps onto when no window of n free nodes
+ *                        without a risky one exists: every free node (the
+ *                        paper's Listing 1.1 l. 12), or, ours, the window
+ *                        of n consecutive free node ids with the fewest
+ *                        risky nodes (the lowest first id on a tie), as
+ *                        l. 14-15 map onto a clean one; with no window of
+ *                        n free ids at all, every free node.
  *
  * The NeDD family's keys are in nedd_options.h.
  *
@@ -73,6 +80,7 @@ enum tb_denominator { TB_DENOM_DEFAULT1905, TB_DENOM_DEFAULT };
 enum tb_rank_order { TB_RANKS_TAKEN, TB_RANKS_INDEX, TB_RANKS_AUTHORS };
 enum tb_mapper { TB_MAPPER_SCOTCH, TB_MAPPER_EXACT };
 enum tb_penalty { TB_PENALTY_101, TB_PENALTY_100 };
+enum tb_tofa_fallback { TB_FALLBACK_ALL, TB_FALLBACK_WINDOW };
 
 struct tb_options {
 	enum tb_eq3_form eq3;
@@ -83,6 +91,7 @@ struct tb_options {
 	enum tb_rank_order ranks;
 	enum tb_mapper mapper;		/* TOFA */
 	enum tb_penalty penalty;	/* TOFA, Eq. 1 */
+	enum tb_tofa_fallback fallback;	/* TOFA, Listing 1.1 l. 12 */
 	/* The NeDD family's options (nedd_options.h: theta=, unprofiled=,
 	 * window=, stall_g=, stall_noise=, inj_*=), in the same text. */
 	struct tb_nedd_options nedd;
@@ -97,7 +106,8 @@ int tb_options_parse(const char *text, struct tb_options *o, char *err,
 		     size_t errlen);
 
 /* "eq3=pair ratio=eq1 fit=bestfit split=halve denominator=default1905
- * ranks=taken mapper=scotch penalty=101"; returns what snprintf returns. */
+ * ranks=taken mapper=scotch penalty=101 fallback=all"; returns what
+ * snprintf returns. */
 int tb_options_format(const struct tb_options *o, char *buf, size_t len);
 
 #endif

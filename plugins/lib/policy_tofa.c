@@ -90,8 +90,18 @@ enum tb_status tb_tofa_place(const struct tb_topology *t,
 	if (trace->window >= 0) {
 		for (int k = 0; k < n; k++)
 			cand[nc++] = trace->window + k;
+	} else if (use_pf && opts->fallback == TB_FALLBACK_WINDOW &&
+		   (trace->window = tb_tofa_window_fewest_risky(t, o, pf,
+								n)) >= 0) {
+		/* Ours (fallback=window): the window with the fewest risky
+		 * nodes, mapped as l. 14-15 map a clean one; Eq. 1 keeps
+		 * the heavy pairs off the risky links. */
+		trace->fallback = 2;
+		for (int k = 0; k < n; k++)
+			cand[nc++] = trace->window + k;
 	} else {
-		/* l. 12: no such window; Scotch over all the free nodes. */
+		/* l. 12 (fallback=all, the paper's): no such window; Scotch
+		 * over all the free nodes. */
 		trace->fallback = 1;
 		for (int k = 0; k < t->n_nodes; k++)
 			if (o->state[k] == TB_NODE_FREE)

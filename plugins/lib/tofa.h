@@ -20,6 +20,7 @@
 
 #include <stddef.h>
 
+#include "cost.h"
 #include "job.h"
 #include "matrix.h"
 #include "occupancy.h"
@@ -80,10 +81,37 @@ int tb_tofa_evaluate(const struct tb_topology *t, const double *pf,
 		     const struct tb_tofa_graph *g, const int *map,
 		     enum tb_penalty penalty, struct tb_tofa_eval *out);
 
+/* The nodes one attempt of the job depends on (L272-275): its own (map)
+ * and every node on a route, either direction, between two processes
+ * that communicate (an edge of g). exposed: t->n_nodes flags. 0, or -1
+ * when a map entry is no node of t or t is no torus. The abort of
+ * tb_tofa_evaluate and tb_tofa_hit both read it: one place. */
+int tb_tofa_exposed(const struct tb_topology *t,
+		    const struct tb_tofa_graph *g, const int *map,
+		    unsigned char *exposed);
+/* Whether an attempt whose failed nodes are failed[0..n_failed-1] aborts:
+ * hit->node the first of them the job depends on (one of its own nodes
+ * first, on_route 0; else one on a route only, on_route 1), or -1 when
+ * none is. 0, or -1 (out of memory, a node out of range). */
+struct tb_tofa_hit {
+	int node;
+	int on_route;
+};
+int tb_tofa_hit(const struct tb_topology *t, const struct tb_tofa_graph *g,
+		const int *map, const int *failed, int n_failed,
+		struct tb_tofa_hit *hit);
+
 /* Listing 1.1 l. 10: the lowest first id of n consecutive node ids, all
  * free and (pf not NULL) none risky; -1 when there is none. */
 int tb_tofa_window(const struct tb_topology *t, const struct tb_occupancy *o,
 		   const double *pf, int n);
+
+/* fallback=window (options.h): the lowest first id of n consecutive free
+ * node ids with the fewest risky nodes; -1 when no n consecutive ids are
+ * free. */
+int tb_tofa_window_fewest_risky(const struct tb_topology *t,
+				const struct tb_occupancy *o, const double *pf,
+				int n);
 
 /* Maps the graph's n processes injectively onto the nodes cand[0..nc-1]
  * (nc >= n), minimising sum w x d over the pairs, d[i * nc + j] the cost
@@ -107,10 +135,22 @@ int tb_outage_parse(const char *text, size_t len, const char *name,
 		    const struct tb_topology *t, double **out, char *err,
 		    size_t errlen);
 
+/* The runtime model (tofa_runtime.c, ours): C0, the plain hop-bytes of
+ * Slurm's default (the library's model of it) on the empty torus, ranks in
+ * node order: 0, or -1 (no torus, too big, out of memory) with *c0 NaN. */
+int tb_tofa_c0(const struct tb_topology *t, const struct tb_tofa_graph *g,
+	       const struct tb_options *opts, double *c0);
+/* T = T0 ((1 - f) + f C / C0); C or C0 NaN: T0, *why saying which. */
+double tb_tofa_runtime_why(double t0, double f, double c, double c0,
+			   enum tb_runtime_fallback *why);
+
 /* How tofa placed the job. */
 struct tb_tofa_trace {
-	int window;		/* first id of the window, or -1 */
-	int fallback;		/* 1: no clean window, mapped onto all free */
+	int window;		/* first id of the window mapped onto, or -1 */
+	/* 0: a clean window; 1: none, mapped onto every free node (l. 12,
+	 * fallback=all); 2: none, onto the window with the fewest risky
+	 * nodes (fallback=window). */
+	int fallback;
 };
 /* tofa (use_pf 1) and scotch0 (use_pf 0): alloc[p] = node of process p. */
 enum tb_status tb_tofa_place(const struct tb_topology *t,

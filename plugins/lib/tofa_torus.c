@@ -160,38 +160,98 @@ int tb_tofa_graph_build(const struct tb_matrix *m, int n,
 	return 0;
 }
 
-int tb_tofa_evaluate(const struct tb_topology *t, const double *pf,
-		     const struct tb_tofa_graph *g, const int *map,
-		     enum tb_penalty penalty, struct tb_tofa_eval *out)
+int tb_tofa_exposed(const struct tb_topology *t,
+		    const struct tb_tofa_graph *g, const int *map,
+		    unsigned char *exposed)
 {
-	unsigned char *exposed = calloc((size_t)t->n_nodes, 1);
 	int path[TB_TORUS_PATH_MAX];
-	double survive = 1;
 
-	if (!exposed)
-		return -1;
-	out->cost = out->hops = 0;
-	for (int p = 0; p < g->n; p++)
+	for (int k = 0; k < t->n_nodes; k++)
+		exposed[k] = 0;
+	for (int p = 0; p < g->n; p++) {
+		if (map[p] < 0 || map[p] >= t->n_nodes)
+			return -1;
 		exposed[map[p]] = 1;
+	}
 	for (int e = 0; e < g->n_edges; e++) {
 		int u = map[g->a[e]], v = map[g->b[e]];
 
-		out->cost += g->w[e] * tb_tofa_sym_cost(t, pf, u, v, penalty);
-		out->hops += g->w[e] * tb_torus_hops(t, u, v);
 		/* A failed node forwards nothing (L272-275): every node on
 		 * either direction's route fails the pair. */
 		for (int dir = 0; dir < 2; dir++) {
 			int len = tb_torus_route(t, dir ? v : u, dir ? u : v,
 						 path);
 
+			if (len < 0)
+				return -1;
 			for (int k = 0; k < len; k++)
 				exposed[path[k]] = 1;
 		}
 	}
+	return 0;
+}
+
+int tb_tofa_evaluate(const struct tb_topology *t, const double *pf,
+		     const struct tb_tofa_graph *g, const int *map,
+		     enum tb_penalty penalty, struct tb_tofa_eval *out)
+{
+	unsigned char *exposed = calloc((size_t)t->n_nodes, 1);
+	double survive = 1;
+
+	if (!exposed)
+		return -1;
+	out->cost = out->hops = 0;
+	if (tb_tofa_exposed(t, g, map, exposed)) {
+		free(exposed);
+		return -1;
+	}
+	for (int e = 0; e < g->n_edges; e++) {
+		int u = map[g->a[e]], v = map[g->b[e]];
+
+		out->cost += g->w[e] * tb_tofa_sym_cost(t, pf, u, v, penalty);
+		out->hops += g->w[e] * tb_torus_hops(t, u, v);
+	}
+	/* One attempt survives iff no exposed node fails (independent
+	 * failures, L267). */
 	for (int k = 0; pf && k < t->n_nodes; k++)
 		if (exposed[k] && pf[k] > 0)
 			survive *= 1 - pf[k];
 	out->abort = 1 - survive;
+	free(exposed);
+	return 0;
+}
+
+int tb_tofa_hit(const struct tb_topology *t, const struct tb_tofa_graph *g,
+		const int *map, const int *failed, int n_failed,
+		struct tb_tofa_hit *hit)
+{
+	unsigned char *exposed = calloc((size_t)t->n_nodes, 1);
+
+	hit->node = -1;
+	hit->on_route = 0;
+	if (!exposed)
+		return -1;
+	if (tb_tofa_exposed(t, g, map, exposed)) {
+		free(exposed);
+		return -1;
+	}
+	/* The first failed node (in the order given) the job depends on;
+	 * a node of its own before one on a route only. */
+	for (int pass = 0; pass < 2 && hit->node < 0; pass++)
+		for (int k = 0; k < n_failed && hit->node < 0; k++) {
+			int f = failed[k], own = 0;
+
+			if (f < 0 || f >= t->n_nodes) {
+				free(exposed);
+				return -1;
+			}
+			for (int p = 0; p < g->n && !own; p++)
+				own = map[p] == f;
+			if (exposed[f] && (pass == 0 ? own : 1)) {
+				hit->node = f;
+				hit->on_route = !own;
+			}
+		}
 	free(exposed);
 	return 0;
 }
@@ -211,4 +271,29 @@ int tb_tofa_window(const struct tb_topology *t, const struct tb_occupancy *o,
 			return k - n + 1;
 	}
 	return -1;
+}
+
+int tb_tofa_window_fewest_risky(const struct tb_topology *t,
+				const struct tb_occupancy *o, const double *pf,
+				int n)
+{
+	int run = 0, risky = 0, best = -1, best_risky = 0;
+
+	/* A sliding window over the ids: run free ids end at k, risky of
+	 * them in the last n. */
+	for (int k = 0; k < t->n_nodes; k++) {
+		if (o->state[k] != TB_NODE_FREE) {
+			run = risky = 0;
+			continue;
+		}
+		run++;
+		risky += tb_tofa_risky(pf, k);
+		if (run > n)
+			risky -= tb_tofa_risky(pf, k - n);
+		if (run >= n && (best < 0 || risky < best_risky)) {
+			best = k - n + 1;
+			best_risky = risky;
+		}
+	}
+	return best;
 }

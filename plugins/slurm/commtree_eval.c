@@ -206,19 +206,56 @@ static double _actual_cost(const struct tb_occupancy *occ,
 }
 
 /*
+ * The nodes one attempt depends on (its own and those on its routes,
+ * tb_tofa_exposed) go to the job as TESTBED_TOFA_EXPOSED, node names
+ * comma-separated, and its map (node ids, process order) to the record as
+ * tofa_map: the fault driver's jobs end an attempt as aborted when one of
+ * the attempt's failed nodes is among them (workloads/tofa_faults.py).
+ */
+static void _record_exposed(job_record_t *job_ptr, char **text,
+			    const struct tb_tofa_graph *g, const int *map)
+{
+	unsigned char *exposed = xcalloc(topo->n_nodes, 1);
+	char *names = NULL;
+	int count = 0;
+
+	xstrcat(*text, ";tofa_map=");
+	for (int p = 0; p < g->n; p++)
+		xstrfmtcat(*text, "%s%d", p ? "," : "", map[p]);
+	if (!tb_tofa_exposed(topo, g, map, exposed)) {
+		for (int k = 0; k < topo->n_nodes; k++)
+			if (exposed[k]) {
+				xstrfmtcat(names, "%s%s", names ? "," : "",
+					   topo->nodes[k].name);
+				count++;
+			}
+		xstrfmtcat(*text, ";tofa_exposed=%d", count);
+		if (names)
+			commtree_env_set(job_ptr, "TESTBED_TOFA_EXPOSED",
+					 names);
+	}
+	xfree(names);
+	xfree(exposed);
+}
+
+/*
  * On a torus (TOFA), the record's torus fields for the ranks as they run
  * (rank_nodes: the policy's map when Slurm gave its nodes, else Slurm's
- * nodes in index order): Eq. 1's cost, plain hop-bytes, the abort
- * probability of one attempt, the risky nodes, the Scotch version.
+ * nodes in index order): Eq. 1's cost, plain hop-bytes (into *hops, the
+ * runtime model's C), the abort probability of one attempt, C0 (into *c0,
+ * with a matrix), the risky nodes, the Scotch version; NaN when missing.
  */
-static void _record_torus(char **text, const struct tb_occupancy *occ,
+static void _record_torus(job_record_t *job_ptr, char **text,
+			  const struct tb_occupancy *occ,
 			  const struct tb_job *job,
 			  const struct tb_matrix *matrix, bitstr_t *node_map,
-			  const int *rank_nodes)
+			  const int *rank_nodes, double *hops, double *c0)
 {
 	struct tb_tofa_graph g;
 	struct tb_tofa_eval ev;
 	int *map = xcalloc(job->nodes, sizeof(int)), n = 0, risky = 0;
+
+	*hops = *c0 = NAN;
 
 	if (rank_nodes) {
 		memcpy(map, rank_nodes, job->nodes * sizeof(int));
@@ -232,15 +269,41 @@ static void _record_torus(char **text, const struct tb_occupancy *occ,
 	for (int k = 0; occ->failure_prob && k < topo->n_nodes; k++)
 		risky += tb_tofa_risky(occ->failure_prob, k);
 	if (n == job->nodes && !tb_tofa_graph_build(matrix, n, &g)) {
+		struct tb_options opts = commtree_options();
+
 		if (!tb_tofa_evaluate(topo, occ->failure_prob, &g, map,
-				      commtree_options().penalty, &ev))
+				      opts.penalty, &ev)) {
 			xstrfmtcat(*text, ";tofa_cost=%.6g;tofa_hops=%.6g;tofa_abort=%.6g",
 				   ev.cost, ev.hops, ev.abort);
+			*hops = ev.hops;
+		}
+		/* The runtime model's C0: default on the empty torus. */
+		if (matrix && !tb_tofa_c0(topo, &g, &opts, c0))
+			xstrfmtcat(*text, ";tofa_c0=%.6g", *c0);
+		_record_exposed(job_ptr, text, &g, map);
 		tb_tofa_graph_free(&g);
 	}
 	xstrfmtcat(*text, ";risky_nodes=%d;scotch=%s", risky,
 		   tb_tofa_scotch_version());
 	xfree(map);
+}
+
+/*
+ * The rank order, for an MPI job (srun --distribution=arbitrary with a
+ * hostfile built from it): the policy's order when Slurm gave exactly its
+ * nodes (true), else Slurm's node order (false).
+ */
+static bool _rank_order_ok(bool have_chosen, const int *chosen,
+			   const struct tb_job *job, bitstr_t *node_map)
+{
+	if (!have_chosen || bit_set_count(node_map) != job->nodes)
+		return false;
+	for (int k = 0; k < job->nodes; k++) {
+		int i = slurm_of[chosen[k]];
+		if (i < 0 || !bit_test(node_map, i))
+			return false;
+	}
+	return true;
 }
 
 /* Costs of every policy on the snapshot, written where sacct and the batch
@@ -259,12 +322,23 @@ static void _record(job_record_t *job_ptr, enum tb_policy policy,
 	char *text = NULL, *order = NULL, val[64];
 	const int *chosen_ok = NULL;
 	double scaled, actual = _actual_cost(occ, job, node_map, opts);
+	double tofa_hops = NAN, tofa_c0 = NAN;
+	char *torus_text = NULL;
+	const char *runtime_model = NULL;
 	enum tb_runtime_fallback why;
 	int *given = xcalloc(topo->n_nodes, sizeof(int)), n_given = 0;
 	bool nedd_model;
 
 	for (int p = 0; p < TB_POLICY_COUNT; p++) {
 		cost[p] = hop_bytes[p] = NAN;
+		/* On a torus Slurm's tree is one leaf of every node, on which
+		 * TreeMatch's group search grows combinatorially (a 64-rank
+		 * job held slurmctld for minutes): those policies, whose tree
+		 * means nothing there, are not costed (nan) unless chosen. */
+		if (topo->torus_node && p != (int) policy &&
+		    tb_policy_info((enum tb_policy) p)->family ==
+		    TB_FAMILY_TREEMATCH)
+			continue;
 		if (tb_allocate_with((enum tb_policy) p, topo, occ, job, opts,
 				     alloc) != TB_OK)
 			continue;
@@ -279,12 +353,38 @@ static void _record(job_record_t *job_ptr, enum tb_policy policy,
 						    job->nodes);
 	}
 	xfree(alloc);
+	/* The rank order, as below (computed first: on a torus the runtime
+	 * model reads the map the ranks run in). */
+	chosen_ok = _rank_order_ok(have_chosen, chosen, job, node_map) ?
+		    chosen : NULL;
+	if (topo->torus_node)
+		_record_torus(job_ptr, &torus_text, occ, job, matrix, node_map,
+			      chosen_ok, &tofa_hops, &tofa_c0);
+	/* tofa found no clean window (Listing 1.1 l. 11): which fallback
+	 * placed the job, every free node (l. 12) or ours (window). */
+	if (topo->torus_node && policy == TB_POLICY_TOFA &&
+	    tb_tofa_window(topo, occ, occ->failure_prob, job->nodes) < 0)
+		xstrfmtcat(torus_text, ";tofa_fallback=%s",
+			   opts->fallback == TB_FALLBACK_WINDOW &&
+			   tb_tofa_window_fewest_risky(topo, occ,
+						       occ->failure_prob,
+						       job->nodes) >= 0 ?
+			   "window" : "all");
 	/* Eq. 7 divides by the study's baseline (default1905); cost_default
 	 * below stays the cost of policy default, Slurm 24.11's tree. The
 	 * TreeMatch policies use their paper's model instead, T' = (1 + R a -
 	 * a) T with R the hop-bytes ratio to the default's (IJHPCA 2018,
-	 * Sec. 3.2), whose default is Slurm's topology best fit. */
-	if (tb_policy_has(policy, TB_TRAIT_MATRIX) && matrix && job->comm)
+	 * Sec. 3.2), whose default is Slurm's topology best fit. On a torus
+	 * every policy's matrix job follows TOFA's (ours, tofa_runtime.c):
+	 * T = T0 ((1 - f) + f C / C0), C its plain hop-bytes as it runs, C0
+	 * default's on the empty torus, f its communication share. */
+	if (topo->torus_node && matrix && job->comm) {
+		scaled = tb_tofa_runtime_why(prof->runtime,
+					     prof->comm_fraction, tofa_hops,
+					     tofa_c0, &why);
+		runtime_model = "tofa";
+	} else if (tb_policy_has(policy, TB_TRAIT_MATRIX) && matrix &&
+		   job->comm)
 		scaled = tb_treematch_runtime_why(prof->runtime,
 						  prof->comm_fraction,
 						  hop_bytes[policy],
@@ -311,26 +411,13 @@ static void _record(job_record_t *job_ptr, enum tb_policy policy,
 		nedd_model = commtree_nedd_runtime(&md, occ, job, opts, given,
 						   n_given, prof->runtime,
 						   &scaled);
-		if (nedd_model)
+		if (nedd_model) {
 			why = TB_RUNTIME_MODELLED;
-	}
-	/*
-	 * The rank order, for an MPI job (srun --distribution=arbitrary with
-	 * a hostfile built from it): the policy's order when Slurm gave
-	 * exactly its nodes, else Slurm's node order.
-	 */
-	if (have_chosen && bit_set_count(node_map) == job->nodes) {
-		for (int k = 0; k < job->nodes; k++) {
-			int i = slurm_of[chosen[k]];
-			if (i < 0 || !bit_test(node_map, i)) {
-				have_chosen = false;
-				break;
-			}
+			runtime_model = "nedd";
 		}
-	} else {
-		have_chosen = false;
 	}
-	if (have_chosen) {
+	/* The rank order (_rank_order_ok). */
+	if (chosen_ok) {
 		for (int k = 0; k < job->nodes; k++)
 			xstrfmtcat(order, "%s%s", k ? "," : "",
 				   topo->nodes[chosen[k]].name);
@@ -339,7 +426,6 @@ static void _record(job_record_t *job_ptr, enum tb_policy policy,
 			xstrfmtcat(order, "%s%s", order ? "," : "",
 				   node_record_table_ptr[i]->name);
 	}
-	chosen_ok = have_chosen ? chosen : NULL;
 	xstrfmtcat(text, "policy=%s;comm=%d;pattern=%s;comm_percent=%g",
 		   tb_policy_name(policy), job->comm,
 		   tb_pattern_name(job->pattern), prof->comm_fraction * 100);
@@ -351,9 +437,8 @@ static void _record(job_record_t *job_ptr, enum tb_policy policy,
 	xstrfmtcat(text, ";cost_actual=%.6g", actual);
 	xstrfmtcat(text, ";denominator=%s", tb_policy_name(denominator));
 	if (prof->runtime > 0)
-		xstrfmtcat(text, ";runtime_base=%.6g;runtime_scaled=%.6g%s",
-			   prof->runtime, scaled,
-			   nedd_model ? ";runtime_model=nedd" : "");
+		xstrfmtcat(text, ";runtime_base=%.6g;runtime_scaled=%.6g",
+			   prof->runtime, scaled);
 	/* The model had a cost missing: the job runs its log runtime, and
 	 * the record says so rather than passing it off as "no change". */
 	if (prof->runtime > 0 && why != TB_RUNTIME_MODELLED)
@@ -368,8 +453,11 @@ static void _record(job_record_t *job_ptr, enum tb_policy policy,
 				   tb_policy_name((enum tb_policy) p),
 				   hop_bytes[p]);
 	}
-	if (topo->torus_node)
-		_record_torus(&text, occ, job, matrix, node_map, chosen_ok);
+	if (runtime_model)
+		xstrfmtcat(text, ";runtime_model=%s", runtime_model);
+	if (torus_text)
+		xstrcat(text, torus_text);
+	xfree(torus_text);
 	if (fallback)
 		xstrfmtcat(text, ";fallback=%s", fallback);
 	if (tb_policy_info(policy)->family == TB_FAMILY_NEDD) {

@@ -373,7 +373,9 @@ static int cmp_int(const void *a, const void *b)
 
 /* On a torus (TOFA): "<policy> nodes=<ids> map=<node of process 0>,...
  * cost=<Eq. 1> hops=<hop-bytes> abort=<probability per attempt>", and
- * " fallback" when tofa found no clean window (Listing 1.1 l. 12). */
+ * " fallback" when tofa found no clean window and mapped onto every free
+ * node (Listing 1.1 l. 12), " fallback=window" when it took the window
+ * with the fewest risky nodes instead (option fallback=window). */
 static int print_torus(const struct tb_scenario *s, enum tb_policy p,
 		       const int *alloc)
 {
@@ -406,7 +408,11 @@ static int print_torus(const struct tb_scenario *s, enum tb_policy p,
 	printf(" cost=%g hops=%g abort=%g", ev.cost, ev.hops, ev.abort);
 	if (p == TB_POLICY_TOFA &&
 	    tb_tofa_window(s->topo, s->occ, s->occ->failure_prob, n) < 0)
-		printf(" fallback");
+		printf(" %s", s->opts.fallback == TB_FALLBACK_WINDOW &&
+		       tb_tofa_window_fewest_risky(s->topo, s->occ,
+						   s->occ->failure_prob,
+						   n) >= 0 ?
+		       "fallback=window" : "fallback");
 	printf("\n");
 	return 0;
 }

@@ -279,7 +279,7 @@ void test_icpp_options_text(void)
 	tb_options_format(&o, buf, sizeof(buf));
 	CHECK(!strcmp(buf, "eq3=pair ratio=eq1 fit=bestfit split=halve "
 			   "denominator=default1905 ranks=taken "
-			   "mapper=scotch penalty=101"));
+			   "mapper=scotch penalty=101 fallback=all"));
 	CHECK_EQ(tb_options_parse(" eq3=path,fit=quiet\tratio=share ", &o, err,
 				  sizeof(err)), 0);
 	CHECK_EQ(o.eq3, TB_EQ3_PATH);

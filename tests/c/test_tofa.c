@@ -342,3 +342,151 @@ void test_tofa_outage_file(void)
 	CHECK(strcmp(err, "o:1: '2': expected a probability from 0 to 1") == 0);
 	tb_scenario_free(s);
 }
+
+/* Our hand case for the abort of one attempt (L272-275), on torus64's
+ * shape: the chain on 3,4,5,6 of a 4x4x4 torus. 3 -> 4 goes x first,
+ * 3 -> 0 round the ring, then y, 0 -> 4; 4 -> 3 goes 4 -> 7 -> 3. So the
+ * job depends on 3,4,5,6 and, on routes only, 0 and 7; not on 8. */
+void test_tofa_hit_route_and_node(void)
+{
+	struct tb_scenario *s = scenario("torus 4 4 4\n" CHAIN);
+	struct tb_tofa_graph g;
+	struct tb_tofa_hit hit;
+	unsigned char *exposed = calloc(64, 1);
+	int map[] = { 3, 4, 5, 6 };
+
+	CHECK(exposed != NULL);
+	CHECK_EQ(tb_tofa_graph_build(s->job.matrix, 4, &g), 0);
+	CHECK_EQ(tb_tofa_exposed(s->topo, &g, map, exposed), 0);
+	for (int k = 0; k < 64; k++)
+		CHECK_EQ(exposed[k], k == 0 || (k >= 3 && k <= 7));
+	CHECK_EQ(tb_tofa_hit(s->topo, &g, map, (int[]){ 8 }, 1, &hit), 0);
+	CHECK_EQ(hit.node, -1);
+	CHECK_EQ(tb_tofa_hit(s->topo, &g, map, NULL, 0, &hit), 0);
+	CHECK_EQ(hit.node, -1);
+	CHECK_EQ(tb_tofa_hit(s->topo, &g, map, (int[]){ 8, 0 }, 2, &hit), 0);
+	CHECK_EQ(hit.node, 0);
+	CHECK_EQ(hit.on_route, 1);
+	CHECK_EQ(tb_tofa_hit(s->topo, &g, map, (int[]){ 7 }, 1, &hit), 0);
+	CHECK_EQ(hit.node, 7);
+	CHECK_EQ(hit.on_route, 1);
+	/* One of its own nodes first, whatever the order. */
+	CHECK_EQ(tb_tofa_hit(s->topo, &g, map, (int[]){ 0, 5 }, 2, &hit), 0);
+	CHECK_EQ(hit.node, 5);
+	CHECK_EQ(hit.on_route, 0);
+	/* A node out of range is an error, not a miss. */
+	CHECK_EQ(tb_tofa_hit(s->topo, &g, map, (int[]){ 64 }, 1, &hit), -1);
+	/* The abort probability reads the same set: pf 0.5 on 0 and 8. */
+	{
+		double pf[64] = { 0 };
+		struct tb_tofa_eval ev;
+
+		pf[0] = pf[8] = 0.5;
+		CHECK_EQ(tb_tofa_evaluate(s->topo, pf, &g, map, TB_PENALTY_101,
+					  &ev), 0);
+		CHECK_NEAR(ev.abort, 0.5);
+	}
+	free(exposed);
+	tb_tofa_graph_free(&g);
+	tb_scenario_free(s);
+}
+
+void test_tofa_runtime_model(void)
+{
+	/* Issue 25's second case: tofa's window 6-9 costs 4 hops; C0 is
+	 * default's on the EMPTY 4x4 (nodes 0-3, whatever is busy now): 3.
+	 * T = T0 ((1 - f) + f C / C0) = 100 (0.5 + 0.5 x 4/3). */
+	struct tb_scenario *s = scenario("torus 4 4 1\nbusy 0,4,5,11\n"
+					 "risky 1\n" CHAIN);
+	struct tb_tofa_graph g;
+	struct tb_tofa_eval ev;
+	enum tb_runtime_fallback why;
+	double c0;
+	int alloc[16];
+
+	place(s, TB_POLICY_TOFA, "mapper=exact", alloc, &ev);
+	CHECK_NEAR(ev.hops, 4);
+	CHECK_EQ(tb_tofa_graph_build(s->job.matrix, 4, &g), 0);
+	CHECK_EQ(tb_tofa_c0(s->topo, &g, &s->opts, &c0), 0);
+	CHECK_NEAR(c0, 3);
+	CHECK_NEAR(tb_tofa_runtime_why(100, 0.5, ev.hops, c0, &why),
+		   100 * (0.5 + 0.5 * 4 / 3.0));
+	CHECK_EQ(why, TB_RUNTIME_MODELLED);
+	/* f = 0: T0 whatever the map; C = C0: T0. */
+	CHECK_NEAR(tb_tofa_runtime_why(100, 0, 40, c0, &why), 100);
+	CHECK_NEAR(tb_tofa_runtime_why(100, 0.7, 3, c0, &why), 100);
+	/* A missing C runs T0 and says so. */
+	CHECK_NEAR(tb_tofa_runtime_why(100, 0.5, 0.0 / 0.0, c0, &why), 100);
+	CHECK_EQ(why, TB_RUNTIME_NO_COST);
+	CHECK_NEAR(tb_tofa_runtime_why(100, 0.5, 4, 0.0 / 0.0, &why), 100);
+	CHECK_EQ(why, TB_RUNTIME_NO_DENOMINATOR);
+	tb_tofa_graph_free(&g);
+	tb_scenario_free(s);
+	/* No torus: no C0. */
+	s = scenario("leaf L1 4 0 0\nedge 0 1 1\njob nodes=2\n");
+	CHECK_EQ(tb_tofa_graph_build(s->job.matrix, 2, &g), 0);
+	CHECK_EQ(tb_tofa_c0(s->topo, &g, &s->opts, &c0), -1);
+	tb_tofa_graph_free(&g);
+	tb_scenario_free(s);
+}
+
+void test_tofa_fallback_window_option(void)
+{
+	/* A ring of 12, risky 0, 3, 6, 9: every window of 4 holds one or
+	 * two, and the only clean links are 1-2, 4-5, 7-8, 10-11, so a chain
+	 * of 4 costs at least 1 + 101 + 101 under Eq. 1 wherever it goes.
+	 * fallback=all (l. 12): every free node; the exact mapper's first
+	 * cheapest map is 0,1,2,3, two risky nodes. fallback=window (ours):
+	 * 0-3 holds two risky, 1-4 one (3): the same cost, half the risk. */
+	struct tb_scenario *s = scenario("torus 12 1 1\nrisky 0,3,6,9\n" CHAIN);
+	struct tb_tofa_trace tr;
+	struct tb_tofa_eval ev;
+	struct tb_options o = s->opts;
+	char err[200];
+	int alloc[12];
+
+	o.mapper = TB_MAPPER_EXACT;
+	CHECK_EQ(tb_tofa_window(s->topo, s->occ, s->occ->failure_prob, 4), -1);
+	CHECK_EQ(tb_tofa_window_fewest_risky(s->topo, s->occ,
+					     s->occ->failure_prob, 4), 1);
+	CHECK_EQ(tb_tofa_place(s->topo, s->occ, &s->job, &o, 1, alloc, &tr),
+		 TB_OK);
+	CHECK_EQ(tr.fallback, 1);
+	place(s, TB_POLICY_TOFA, "mapper=exact", alloc, &ev);
+	check_map(alloc, (int[]){ 0, 1, 2, 3 }, 4);
+	CHECK_NEAR(ev.cost, 203);
+	CHECK_NEAR(ev.abort, 1 - 0.98 * 0.98);
+	o.fallback = TB_FALLBACK_WINDOW;
+	CHECK_EQ(tb_tofa_place(s->topo, s->occ, &s->job, &o, 1, alloc, &tr),
+		 TB_OK);
+	CHECK_EQ(tr.fallback, 2);
+	CHECK_EQ(tr.window, 1);
+	place(s, TB_POLICY_TOFA, "mapper=exact fallback=window", alloc, &ev);
+	check_map(alloc, (int[]){ 1, 2, 3, 4 }, 4);
+	CHECK_NEAR(ev.cost, 203);
+	CHECK_NEAR(ev.abort, 0.02);
+	/* scotch0 never falls back on risk: pf is 0 for it. */
+	place(s, TB_POLICY_SCOTCH0, "mapper=exact fallback=window", alloc, &ev);
+	check_map(alloc, (int[]){ 0, 1, 2, 3 }, 4);
+	/* The option's text. */
+	CHECK_EQ(tb_options_parse("fallback=window", &o, err, sizeof(err)), 0);
+	CHECK_EQ(o.fallback, TB_FALLBACK_WINDOW);
+	CHECK_EQ(tb_options_parse("fallback=some", &o, err, sizeof(err)), -1);
+	CHECK(strstr(err, "fallback: expected all or window") != NULL);
+	tb_scenario_free(s);
+	/* Busy 2 and 5 cut a ring of 8 into the free runs 0-1, 3-4, 6-7: no
+	 * three consecutive free ids, so fallback=window, too, maps onto
+	 * every free node. */
+	s = scenario("torus 8 1 1\nbusy 2,5\nrisky 0,6\n"
+		     "edge 0 1 1\nedge 1 2 1\njob nodes=3\n");
+	o = s->opts;
+	o.mapper = TB_MAPPER_EXACT;
+	o.fallback = TB_FALLBACK_WINDOW;
+	CHECK_EQ(tb_tofa_window_fewest_risky(s->topo, s->occ,
+					     s->occ->failure_prob, 3), -1);
+	CHECK_EQ(tb_tofa_window(s->topo, s->occ, s->occ->failure_prob, 2), 3);
+	CHECK_EQ(tb_tofa_place(s->topo, s->occ, &s->job, &o, 1, alloc, &tr),
+		 TB_OK);
+	CHECK_EQ(tr.fallback, 1);
+	tb_scenario_free(s);
+}

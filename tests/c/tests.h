@@ -75,6 +75,9 @@ void test_tofa_greedy_hand(void);
 void test_tofa_refusals_and_errors(void);
 void test_tofa_topology_json(void);
 void test_tofa_outage_file(void);
+void test_tofa_hit_route_and_node(void);
+void test_tofa_runtime_model(void);
+void test_tofa_fallback_window_option(void);
 /* test_nedd.c */
 void test_nedd_worked_case_traffic(void);
 void test_nedd_worked_case_strategies(void);

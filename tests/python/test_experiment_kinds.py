@@ -85,12 +85,13 @@ def test_a_registered_kinds_list_is_refused_in_another_kinds_definition(widths, 
     d = parse_definition(write(tmp_path, "c2", "patterns = rd\n"))
     assert (d.kind, d.widths) == ("continuous", ["1"])
     with pytest.raises(ExperimentError, match=r"kind = nope: expected one of continuous "
-                       r"shadow individual cost-by-size sc18 treematch readings nedd widths$"):
+                       r"shadow individual cost-by-size sc18 treematch readings nedd tofa "
+                       r"tofa-resilience widths$"):
         parse_definition(write(tmp_path, "n", "kind = nope\n"))
     with pytest.raises(ExperimentError, match=r"an experiment takes CLUSTER, POLICIES, "
                        r"PATTERNS, BASELINE, LOGS, LOADS, TA_SPEEDUPS, RATIOS, SIZE_READINGS, "
                        r"LIMIT_READINGS, TABLE3_READINGS, "
-                       r"APPS, REPS, SETUP, BASE_RUNTIME, NO_CONGESTOR, WIDTHS and "):
+                       r"APPS, REPS, SETUP, BASE_RUNTIME, NO_CONGESTOR, SHAPES, SUBJECT, FITTED, CONFIGS, WIDTHS and "):
         apply_overrides(d, ["WIDTH=3"])
 
 
@@ -112,7 +113,8 @@ def test_a_registered_kinds_table_gets_the_runs_by_its_key(widths, tmp_path, fix
 
 def test_every_registered_kind_is_one_module_with_its_kind():
     assert list(kinds.KINDS) == ["continuous", "shadow", "individual", "cost-by-size",
-                                 "sc18", "treematch", "readings", "nedd"]
+                                 "sc18", "treematch", "readings", "nedd",
+                                 "tofa", "tofa-resilience"]
     assert kinds.DEFAULT == "continuous"
     for name, module in zip(kinds.KINDS, kinds.MODULES):
         path = os.path.join(PACKAGE, f"{module}.py")

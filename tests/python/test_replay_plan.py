@@ -125,14 +125,15 @@ def test_granularity_core_plans_one_rank_per_core(tmp_path):
     assert p0["ranks"] == 0 and f[7] == "", (p0, f)
     assert f[6].startswith("TESTBED_COMM_MATRIX=ranks 2;"), f
     # plan.tsv keeps the ranks; a plan written before them (and before
-    # NeDD's app and placement after them) reads as 0.
+    # NeDD's app and placement and TOFA's matrix_file after them) reads as 0.
     tsv = str(tmp_path / "plan.tsv")
     write_plan(tsv, plan)
     assert [p["ranks"] for p in read_plan(tsv)] == [p["ranks"] for p in plan]
     with open(tsv) as fh:
-        rows = [line.rstrip("\n").split("\t")[:-3] for line in fh]
+        rows = [line.rstrip("\n").split("\t") for line in fh]
+    k = rows[0].index("ranks")
     with open(tsv, "w") as fh:
-        fh.write("".join("\t".join(r) + "\n" for r in rows))
+        fh.write("".join("\t".join(r[:k]) + "\n" for r in rows))
     assert all(p["ranks"] == 0 for p in read_plan(tsv))
 
 

@@ -18,6 +18,10 @@ Hooks (each optional but table):
                            cluster; default: one per log
   plots(d, runs, out)      table --plots's section; default: none, the
                            runs' own plots are in their directories
+  load(run_dir)            a finished run as the table reads it; default
+                           results.Run (a replay). A kind whose runs are
+                           not replays plans them with RUNNER=<command of
+                           scripts/testbed> in their params
 Traits:
   lists                    {definition key: default}: word lists only
                            this kind takes (`key = a b c`, overridden by
@@ -39,7 +43,7 @@ from .tables import pace_text
 
 class Kind:
     def __init__(self, name, table, *, validate=None, plan=None, run_key=None,
-                 header=None, skipped=None, plots=None, lists=None,
+                 header=None, skipped=None, plots=None, load=None, lists=None,
                  default_patterns=None, uses_metrics=False, runs_every_policy=True,
                  baseline_once=False):
         self.name = name
@@ -50,6 +54,7 @@ class Kind:
         self.header = header or header_runs
         self.skipped = skipped or skipped_per_log
         self.plots = plots or plots_in_runs
+        self.load = load
         self.lists = dict(lists or {})
         self.default_patterns = list(default_patterns or [])
         self.uses_metrics = uses_metrics

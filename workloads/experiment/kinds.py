@@ -18,6 +18,8 @@ MODULES = (
     "treematch",
     "readings",
     "nedd",
+    "tofa",
+    "tofa_resilience",
 )
 
 

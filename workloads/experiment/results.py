@@ -75,10 +75,11 @@ def load_runs(run_dirs, d=None):
     """The runs by the kind's key (log, pattern, policy unless the kind
     keys them otherwise); without a definition, by log, pattern, policy."""
     key_of = kind_of(d).run_key if d is not None else key_per_pattern
+    load = (kind_of(d).load if d is not None else None) or Run
     runs = {}
     for rd in run_dirs:
         try:
-            r = Run(rd)
+            r = load(rd)
         except ReportError as e:
             raise ExperimentError(str(e)) from None
         except (OSError, ValueError, KeyError) as e:

@@ -16,6 +16,7 @@ from workloads import faults, logs, ta_speedup, vclock
 from .cluster import cluster_options, cluster_facts, current_cluster, keep_topology, topology_sha256
 from .driver import run
 from .errors import ReplayError
+from .matrix import file_matrix
 from .plan import limit_grid, make_plan, PATTERNS, place_occupying
 from .resume import mark_stopped, stopped_at
 from .run_dir import (git_revision, log_line, new_run_id, resume_hint, write_manifest,
@@ -94,6 +95,11 @@ def parse_args(argv):
     if args.sparsity is not None and not 0 <= args.sparsity < 1:
         raise ReplayError(f"SPARSITY={args.sparsity:g}: expected the share of node "
                           "pairs that do not communicate, at least 0 and below 1")
+    if args.matrix is not None:
+        if args.sparsity is not None:
+            raise ReplayError("MATRIX and SPARSITY both give jobs their matrices; set one")
+        args.matrix = os.path.abspath(args.matrix)
+        file_matrix(args.matrix)
     if args.runtime_factor is not None and not (math.isfinite(args.runtime_factor)
                                                 and args.runtime_factor > 0):
         raise ReplayError(f"RUNTIME_FACTOR={args.runtime_factor:g}: expected a number above 0 "
@@ -255,7 +261,7 @@ def main(argv):
                 "clock_rate": clock.rate,
                 "limit_grid_s": limit_grid(args.limit_grid, clock.speedup),
                 "comm": args.comm, "pattern": args.pattern,
-                "ratio": args.ratio, "sparsity": args.sparsity,
+                "ratio": args.ratio, "sparsity": args.sparsity, "matrix": args.matrix,
                 "granularity": args.granularity,
                 "ta_speedup": args.ta_speedup,
                 "size_divisor": (1 if args.sizes == "authors" else

@@ -1,9 +1,12 @@
-"""Communication matrices (SPARSITY): a job's node x node (or rank x rank)
-matrix, drawn from SEED and its log id alone, sized to fit its SPANK
-environment.
+"""Communication matrices: SPARSITY's, a job's node x node (or rank x rank)
+matrix drawn from SEED and its log id alone, sized to fit its SPANK
+environment; MATRIX's, one file every matching job gets (TOFA's graphs).
 """
 
+import functools
 import random
+
+from .errors import ReplayError
 
 
 # The longest matrix a job's SPANK environment carries (MATRIX_LINE_MAX in
@@ -44,3 +47,47 @@ def comm_matrix(seed, log_id, nodes, density):
         j = r if r < i else r + 1
         out.append(f"{i} {j} {2 ** rng.randint(*MATRIX_VOLUME_LOG2)}")
     return ";".join(out)
+
+
+@functools.lru_cache(maxsize=4)
+def file_matrix(path):
+    """(ranks, the matrix on one line) of a matrix file (MATRIX=;
+    plugins/lib/matrix.h: comments, `ranks N`, then `<from> <to> <volume>`
+    lines), checked here so that a bad file stops the replay before any
+    job is submitted rather than reaching the controller."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            lines = f.readlines()
+    except OSError as e:
+        raise ReplayError(f"MATRIX={path}: {e.strerror}") from None
+    ranks, out = None, []
+    for lineno, raw in enumerate(lines, 1):
+        line = raw.split("#", 1)[0].strip()
+        if not line:
+            continue
+        words = line.split()
+        where = f"MATRIX={path}:{lineno}: "
+        if ranks is None:
+            if len(words) != 2 or words[0] != "ranks" or not words[1].isdigit() \
+                    or int(words[1]) < 1:
+                raise ReplayError(f"{where}expected 'ranks <N>' first, got '{line}'")
+            ranks = int(words[1])
+        else:
+            try:
+                a, b, v = int(words[0]), int(words[1]), float(words[2])
+                if len(words) != 3:
+                    raise ValueError
+            except (ValueError, IndexError):
+                raise ReplayError(f"{where}expected '<from> <to> <volume>', "
+                                  f"got '{line}'") from None
+            if not (0 <= a < ranks and 0 <= b < ranks) or not v >= 0:
+                raise ReplayError(f"{where}'{line}': ranks 0-{ranks - 1} and a "
+                                  "volume >= 0 expected")
+        out.append(" ".join(words))
+    if ranks is None:
+        raise ReplayError(f"MATRIX={path}: no 'ranks <N>' line")
+    text = ";".join(out)
+    if len(text) > MATRIX_LINE_MAX:
+        raise ReplayError(f"MATRIX={path}: {len(text)} characters on one line; a job's "
+                          f"environment carries at most {MATRIX_LINE_MAX}")
+    return ranks, text

@@ -9,7 +9,7 @@ import subprocess
 
 from workloads import logs, ta_speedup
 from .errors import ReplayError
-from .matrix import matrix_density
+from .matrix import file_matrix, matrix_density
 
 
 PATTERNS = ["rhvd", "rd", "binomial", "ring", "cmc"]   # study ids 1-5
@@ -113,6 +113,11 @@ def make_plan(args, log, log_name, cluster_nodes, speedup, node_cores=0):
         ranks = ranks_of(j, nodes)
         density = (matrix_density(ranks or nodes, args.sparsity)
                    if args.sparsity is not None and comm else 0.0)
+        # MATRIX: every communicating job of the file's size gets the file.
+        matrix_file = ""
+        if getattr(args, "matrix", None) and comm and \
+                (ranks or nodes) == file_matrix(args.matrix)[0]:
+            matrix_file = args.matrix
         # SC18's runtime model: only the isolated policy's jobs speed up.
         ta = (ta_speedup.reduction(args.ta_speedup, nodes, args.seed, j.log_id)
               if args.ta_speedup and args.policy == "isolated" else 0.0)
@@ -123,7 +128,7 @@ def make_plan(args, log, log_name, cluster_nodes, speedup, node_cores=0):
             "limit_min": limit_of(j),
             "matrix_density": round(density, 6),
             "ta_reduction": round(ta, 6), "prefill": int(j.prefill or 0), "nodelist": "",
-            "chain": 0, "ranks": ranks,
+            "chain": 0, "ranks": ranks, "matrix_file": matrix_file,
             # NeDD's job lists: the application (the comment's fifth
             # field) and tb-submit's placement.
             "app": j.app or "", "placement": j.placement or "",

@@ -17,7 +17,7 @@ def log_line(run_dir, text):
 
 PLAN_FIELDS = ["log_id", "offset", "runtime", "nodes", "comm", "pattern",
                "comm_percent", "limit_min", "matrix_density", "ta_reduction", "prefill",
-               "nodelist", "chain", "ranks", "app", "placement"]
+               "nodelist", "chain", "ranks", "app", "placement", "matrix_file"]
 
 
 def write_atomic(path, text):
@@ -59,6 +59,7 @@ def read_plan(path):
             row.setdefault("ranks", "0")
             row.setdefault("app", "")
             row.setdefault("placement", "")
+            row.setdefault("matrix_file", "")
             for k in ("offset", "runtime", "comm_percent", "matrix_density",
                       "ta_reduction"):
                 row[k] = float(row[k])

@@ -13,7 +13,7 @@ import time
 
 from workloads import faults, launch
 from .errors import ReplayError
-from .matrix import comm_matrix
+from .matrix import comm_matrix, file_matrix
 from .plan import PATTERNS
 from .progress import progress
 from .run_dir import log_line, read_plan, resume_hint, write_atomic
@@ -260,6 +260,8 @@ def job_fields(run_id, index, p, t0, speedup, seed, page=None, placement=""):
     matrix = ("TESTBED_COMM_MATRIX=" +
               comm_matrix(seed, p["log_id"], ranks or p["nodes"], p["matrix_density"])
               if p["matrix_density"] > 0 else "")
+    if p.get("matrix_file"):
+        matrix = "TESTBED_COMM_MATRIX=" + file_matrix(p["matrix_file"])[1]
     if ranks:
         # GRANULARITY=core: that many one-CPU tasks in the partition that
         # shares nodes core by core (tb-submit's cores=).
