@@ -39,7 +39,7 @@ def write_atomic(path, text):
 
 def write_plan(path, plan):
     rows = ["\t".join(PLAN_FIELDS)]
-    absent = {"ranks": 0, "app": "", "placement": ""}
+    absent = {"ranks": 0, "app": "", "placement": "", "matrix_file": ""}
     rows += ["\t".join(str(p.get(k, absent[k]) if k in absent else p[k]) for k in PLAN_FIELDS)
              for p in plan]
     write_atomic(path, "\n".join(rows) + "\n")
