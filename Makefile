@@ -24,7 +24,7 @@ TESTBED_CWD := $(or $(PWD),$(CURDIR))
 export TESTBED_CWD
 
 .DEFAULT_GOAL := help
-.PHONY: help setup up down clean status logs shell exec config images test bench lint alloc policies fuzz replay report compare fetch-logs experiment
+.PHONY: help setup up down clean status logs shell exec config images test bench lint alloc policies fuzz replay simulate report compare fetch-logs experiment
 
 help: ## list targets and parameters
 	@echo "HPC scheduling testbed: real Slurm 24.11 on emulated supercomputers."
@@ -70,6 +70,9 @@ fetch-logs: ## download the public job logs into WORKLOADS_DIR (default workload
 
 replay: ## replay LOG on the running cluster under POLICY (RESUME=<run-id> continues one)
 	@$(TESTBED) replay
+
+simulate: ## LOG on the emulation's twin (tb-sim) as CLUSTER under POLICY, in seconds: a replay's run directory, engine sim
+	@$(TESTBED) simulate
 
 report: ## metrics, jobs.csv, summary.md and plots of RUN=<run-id> into results/<run-id>/
 	@$(TESTBED) report "$(RUN)"
