@@ -102,6 +102,10 @@ struct sim_plan {
 int sim_plan_load(const char *path, const char *matrices, double speedup,
 		  const struct tb_topology *t, struct sim_plan *out,
 		  char *err, size_t errlen);
+/* The same from plan.tsv's text (path names it in errors); no matrices. */
+int sim_plan_parse(const char *text, const char *path, double speedup,
+		   const struct tb_topology *t, struct sim_plan *out,
+		   char *err, size_t errlen);
 void sim_plan_free(struct sim_plan *p);
 
 /* --- node sets and backfill's node space (sim_space.c) --------------- */

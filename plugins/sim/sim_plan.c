@@ -271,18 +271,17 @@ out:
 	return rc;
 }
 
-int sim_plan_load(const char *path, const char *matrices, double speedup,
-		  const struct tb_topology *t, struct sim_plan *out,
-		  char *err, size_t errlen)
+int sim_plan_parse(const char *plan_text, const char *path, double speedup,
+		   const struct tb_topology *t, struct sim_plan *out,
+		   char *err, size_t errlen)
 {
-	char *text = NULL, *save = NULL, e[256], *f[64];
+	char *text = strdup(plan_text), *save = NULL, e[256], *f[64];
 	struct named *idx = NULL;
 	int at[C_COUNT], line = 0, cap = 0, nf;
-	size_t len;
 
 	memset(out, 0, sizeof(*out));
-	if (!(text = tb_read_file(path, &len))) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+	if (!text) {
+		snprintf(err, errlen, "%s: out of memory", path);
 		return -1;
 	}
 	idx = malloc(sizeof(*idx) * (size_t)(t->n_nodes ? t->n_nodes : 1));
@@ -334,10 +333,6 @@ int sim_plan_load(const char *path, const char *matrices, double speedup,
 	}
 	free(text);
 	free(idx);
-	if (matrices && load_matrices(matrices, out, err, errlen)) {
-		sim_plan_free(out);
-		return -1;
-	}
 	return 0;
 oom:
 	snprintf(err, errlen, "%s: out of memory", path);
@@ -358,4 +353,26 @@ void sim_plan_free(struct sim_plan *p)
 	free(p->jobs);
 	p->jobs = NULL;
 	p->n = 0;
+}
+
+int sim_plan_load(const char *path, const char *matrices, double speedup,
+		  const struct tb_topology *t, struct sim_plan *out,
+		  char *err, size_t errlen)
+{
+	size_t len;
+	char *text = tb_read_file(path, &len);
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if (!text) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	rc = sim_plan_parse(text, path, speedup, t, out, err, errlen);
+	free(text);
+	if (!rc && matrices && load_matrices(matrices, out, err, errlen)) {
+		sim_plan_free(out);
+		return -1;
+	}
+	return rc;
 }
