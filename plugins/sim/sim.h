@@ -150,9 +150,10 @@ void sim_space_fini(struct sim_space *s);
 int sim_space_take(struct sim_space *s, double begin, double end,
 		   const int *nodes, int n);
 /* The nodes free during all of [begin, end) from slice `from` on, into
- * out; returns how many. */
+ * out; returns how many. Stops as soon as fewer than need are left (out
+ * is then not the whole answer). */
 int sim_space_free_during(const struct sim_space *s, int from, double end,
-			  struct sim_bits *out);
+			  int need, struct sim_bits *out);
 
 /* --- the run (sim_sched.c, sim_place.c) ------------------------------- */
 
@@ -167,8 +168,18 @@ struct sim {
 	int *running;		/* job indexes, n_running of them */
 	int n_running;
 	struct tb_occupancy *occ;	/* the plugin's snapshot, reused */
+	/* What running jobs make of each node for a snapshot: busy or
+	 * busy-comm, and the holder's place in running (-1: none). */
+	unsigned char *held;
+	int *held_job;
 	int *scratch;		/* t->n_nodes ints */
 };
+
+/* Keep held / held_job as job idx starts (after it is appended to
+ * running) and ends (after its place in running went to the job then at
+ * `moved`, -1 if none). */
+void sim_hold(struct sim *s, int idx);
+void sim_release(struct sim *s, int idx, int moved);
 
 /* What a placement attempt says. */
 enum sim_try {

@@ -21,25 +21,60 @@
 #include "sim.h"
 #include "../lib/treematch.h"
 
+/* The running jobs' part (occupancy `job` ids and busy-comm) is kept by
+ * sim_hold / sim_release as jobs start and end; a snapshot only lays the
+ * offered nodes over it, 64 nodes at a time where a word is uniform. */
 static void snapshot(struct sim *s, const struct sim_bits *free)
 {
 	struct tb_occupancy *o = s->occ;
-	const struct sim_plan *p = s->plan;
+	int n = s->t->n_nodes;
 
-	for (int k = 0; k < s->t->n_nodes; k++) {
-		o->state[k] = sim_bit(free, k) ? TB_NODE_FREE : TB_NODE_BUSY;
-		o->job[k] = -1;
-	}
-	o->n_jobs = 0;
-	for (int r = 0; r < s->n_running; r++) {
-		const struct sim_job *j = &p->jobs[s->running[r]];
-		int id = o->n_jobs++;
+	for (int w = 0; w < free->words; w++) {
+		int lo = w * 64, hi = lo + 64 < n ? lo + 64 : n;
+		uint64_t x = free->w[w];
 
-		for (int k = 0; k < j->nodes; k++) {
-			o->job[j->alloc[k]] = id;
-			if (j->job.comm && o->state[j->alloc[k]] == TB_NODE_BUSY)
-				o->state[j->alloc[k]] = TB_NODE_BUSY_COMM;
+		if (x == 0) {
+			memcpy(&o->state[lo], &s->held[lo], (size_t)(hi - lo));
+			continue;
 		}
+		if (hi - lo == 64 && x == ~(uint64_t)0) {
+			memset(&o->state[lo], TB_NODE_FREE, 64);
+			continue;
+		}
+		for (int k = lo; k < hi; k++)
+			o->state[k] = (x >> (k - lo)) & 1 ? TB_NODE_FREE :
+				      s->held[k];
+	}
+	memcpy(o->job, s->held_job, sizeof(int) * (size_t)n);
+	o->n_jobs = s->n_running;
+}
+
+void sim_hold(struct sim *s, int idx)
+{
+	const struct sim_job *j = &s->plan->jobs[idx];
+	int id = s->n_running - 1;	/* its place in s->running */
+
+	for (int k = 0; k < j->nodes; k++) {
+		s->held[j->alloc[k]] = j->job.comm ? TB_NODE_BUSY_COMM :
+						     TB_NODE_BUSY;
+		s->held_job[j->alloc[k]] = id;
+	}
+}
+
+void sim_release(struct sim *s, int idx, int moved)
+{
+	const struct sim_job *j = &s->plan->jobs[idx];
+
+	for (int k = 0; k < j->nodes; k++) {
+		s->held[j->alloc[k]] = TB_NODE_BUSY;
+		s->held_job[j->alloc[k]] = -1;
+	}
+	/* The job that took its place in s->running takes its id. */
+	if (moved >= 0) {
+		const struct sim_job *m = &s->plan->jobs[s->running[moved]];
+
+		for (int k = 0; k < m->nodes; k++)
+			s->held_job[m->alloc[k]] = moved;
 	}
 }
 

@@ -118,6 +118,7 @@ struct run {
 	int window_left;	/* the window's (non-prefill) jobs not done */
 	int prefill_total, prefill_started;
 	int chain_next;		/* the chain job that may become eligible */
+	int has_chain;		/* INDIVIDUAL: the plan has a chain */
 	int changed;		/* since the last backfill pass */
 	double last_bf;
 };
@@ -179,6 +180,8 @@ static void release_chain(struct run *r)
 {
 	struct sim_plan *p = r->s.plan;
 
+	if (!r->has_chain)
+		return;
 	for (int i = 0; i < p->n; i++) {
 		struct sim_job *j = &p->jobs[i];
 
@@ -223,6 +226,7 @@ static int start(struct run *r, int idx, enum tb_policy used,
 		sim_bit_clear(&s->free, j->alloc[k]);
 	}
 	s->running[s->n_running++] = idx;
+	sim_hold(s, idx);
 	j->state = SIM_RUNNING;
 	j->start = s->now;
 	run = j->runtime_scaled;
@@ -251,6 +255,7 @@ static void finish(struct run *r, int idx, enum sim_end how)
 	for (int q = 0; q < s->n_running; q++)
 		if (s->running[q] == idx) {
 			s->running[q] = s->running[--s->n_running];
+			sim_release(s, idx, q < s->n_running ? q : -1);
 			break;
 		}
 	j->state = SIM_DONE;
@@ -332,7 +337,7 @@ static int backfill_pass(struct run *r)
 			if (i > 0 && p->backfill == SIM_BF_EASY && reserved)
 				break;
 			if (sim_space_free_during(&sp, i, sp.begin[i] + limit,
-						  &r->bits) < j->nodes)
+						  j->nodes, &r->bits) < j->nodes)
 				continue;
 			t = sim_place(s, j, &r->bits, r->alloc, &used, &fb);
 			if (t == SIM_ERROR) {
@@ -383,6 +388,8 @@ static void run_fini(struct run *r)
 	free(r->s.node_job);
 	free(r->s.running);
 	free(r->s.scratch);
+	free(r->s.held);
+	free(r->s.held_job);
 	tb_occupancy_free(r->s.occ);
 }
 
@@ -399,17 +406,22 @@ static int run_init(struct run *r, const struct tb_topology *t,
 	r->s.running = malloc(sizeof(int) * (size_t)jobs);
 	r->s.scratch = malloc(sizeof(int) * (size_t)n);
 	r->s.occ = tb_occupancy_new(n);
+	r->s.held = malloc((size_t)n);
+	r->s.held_job = malloc(sizeof(int) * (size_t)n);
 	r->arrivals = malloc(sizeof(int) * (size_t)jobs);
 	r->queue = malloc(sizeof(int) * (size_t)jobs);
 	r->alloc = malloc(sizeof(int) * (size_t)n);
-	if (!r->s.node_job || !r->s.running || !r->s.scratch || !r->s.occ ||
+	if (!r->s.node_job || !r->s.held || !r->s.held_job || !r->s.running || !r->s.scratch || !r->s.occ ||
 	    !r->arrivals || !r->queue || !r->alloc ||
 	    sim_bits_init(&r->s.free, n, 1) || sim_bits_init(&r->bits, n, 0))
 		return -1;
 	if (!(r->s.occ->job = malloc(sizeof(int) * (size_t)n)))
 		return -1;
-	for (int k = 0; k < n; k++)
+	for (int k = 0; k < n; k++) {
 		r->s.node_job[k] = -1;
+		r->s.held[k] = TB_NODE_BUSY;
+		r->s.held_job[k] = -1;
+	}
 	struct arrival *order = malloc(sizeof(*order) * (size_t)jobs);
 
 	if (!order)
@@ -423,6 +435,7 @@ static int run_init(struct run *r, const struct tb_topology *t,
 		free(j->alloc);
 		j->alloc = NULL;
 		j->planned = -1;
+		r->has_chain |= j->chain > 0;
 		if (j->prefill)
 			r->prefill_total++;
 		else

@@ -130,18 +130,35 @@ int sim_space_take(struct sim_space *s, double begin, double end,
 	last = split_at(s, end);
 	if (last < 0)
 		return -1;
-	/* split_at(end) may have shifted nothing before first. */
+	/* The nodes as a mask, then one word operation per slice. */
+	struct sim_bits mask;
+
+	if (sim_bits_init(&mask, s->free[0].n, 0))
+		return -1;
+	for (int k = 0; k < n; k++)
+		sim_bit_set(&mask, nodes[k]);
 	for (int i = first; i < s->n && s->begin[i] < end; i++)
-		for (int k = 0; k < n; k++)
-			sim_bit_clear(&s->free[i], nodes[k]);
+		for (int w = 0; w < mask.words; w++)
+			s->free[i].w[w] &= ~mask.w[w];
+	sim_bits_fini(&mask);
 	return 0;
 }
 
 int sim_space_free_during(const struct sim_space *s, int from, double end,
-			  struct sim_bits *out)
+			  int need, struct sim_bits *out)
 {
+	int c = sim_bits_count(&s->free[from]);
+
+	/* Fewer free at the start: no need to look further (the set only
+	 * shrinks). Likewise after each slice, so that a long limit over a
+	 * busy plan stops at the first slice that rules the job out. */
+	if (c < need)
+		return c;
 	sim_bits_copy(out, &s->free[from]);
-	for (int i = from + 1; i < s->n && s->begin[i] < end; i++)
+	for (int i = from + 1; i < s->n && s->begin[i] < end; i++) {
 		sim_bits_and(out, &s->free[i]);
-	return sim_bits_count(out);
+		if ((c = sim_bits_count(out)) < need)
+			return c;
+	}
+	return c;
 }
