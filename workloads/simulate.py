@@ -44,6 +44,8 @@ def extra_args(ap):
     ap.add_argument("--topologies-dir", default=os.environ.get("TOPOLOGIES_DIR", ""))
     ap.add_argument("--backfill", default="slurm", choices=("slurm", "easy", "none"),
                     help="slurm: every tested job reserves (Slurm 24.11); easy: the first")
+    ap.add_argument("--lag", type=float, default=0.0,
+                    help="log s every job runs past its runtime (the emulation's lag; SIM_LAG)")
 
 
 def generate_cluster(root, name, options, topologies_dir):
@@ -154,7 +156,8 @@ def run_sim(tool, run_dir, args, manifest, matrices):
     cmd = [tool, "--topology", os.path.join(run_dir, "topology.json"),
            "--plan", os.path.join(run_dir, "plan.tsv"),
            "--speedup", f"{manifest['speedup']:g}", "--policy", args.policy,
-           "--backfill", args.backfill, "--out", os.path.join(run_dir, "sim.tsv")]
+           "--backfill", args.backfill, "--lag", f"{args.lag:g}",
+           "--out", os.path.join(run_dir, "sim.tsv")]
     if matrices:
         cmd += ["--matrices", matrices]
     words = args.options.replace(",", " ").strip()
@@ -173,6 +176,8 @@ def run_sim(tool, run_dir, args, manifest, matrices):
 
 def simulate(args):
     root = args.root
+    if args.lag < 0:
+        raise ReplayError(f"SIM_LAG={args.lag:g}: expected log seconds >= 0")
     if args.resume:
         raise ReplayError("RESUME: a simulation is not resumed; run it again (seconds)")
     if getattr(args, "granularity", "node") == "core":
@@ -244,7 +249,8 @@ def simulate(args):
                      json.dumps(sacct_doc(manifest, plan, rows, cores_of), indent=1))
         manifest["sim"] = {"command": " ".join(os.path.relpath(c, root) if c.startswith(root)
                                                else c for c in cmd),
-                           "backfill": args.backfill, "wall_s": round(wall, 3),
+                           "backfill": args.backfill, "lag_s": args.lag,
+                           "wall_s": round(wall, 3),
                            "said": said}
         manifest["wall_end"] = datetime.datetime.now(datetime.timezone.utc).isoformat()
         manifest["finished"] = len(rows) == len(plan)

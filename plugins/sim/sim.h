@@ -83,6 +83,10 @@ struct sim_params {
 	double bf_resolution;	/* s its plan's times are rounded to */
 	int bf_max_job_test;	/* pending jobs one pass considers */
 	int default_queue_depth;	/* jobs the main pass considers */
+	/* Ours, not Slurm's: log seconds every job runs past its modelled
+	 * runtime (within its limit), the emulation's launch and completion
+	 * lag, for comparing the twin with it (SIM_LAG); 0 by default. */
+	double lag;
 };
 
 /* slurm.conf's values (generate.py): bf_interval=1, bf_resolution=1,

@@ -229,7 +229,7 @@ static int start(struct run *r, int idx, enum tb_policy used,
 	sim_hold(s, idx);
 	j->state = SIM_RUNNING;
 	j->start = s->now;
-	run = j->runtime_scaled;
+	run = j->runtime_scaled + s->p->lag;
 	j->how = SIM_COMPLETED;
 	if (run > j->limit) {
 		run = j->limit;

@@ -8,8 +8,10 @@
  *          [--speedup S] [--policy p] [--options "<words>"]
  *          [--backfill slurm|easy|none] [--bf-interval s] [--bf-window s]
  *          [--bf-resolution s] [--bf-max-job-test n] [--queue-depth n]
- *          [--out file]
+ *          [--lag s] [--out file]
  *
+ * --lag: log seconds every job runs past its modelled runtime (ours: the
+ * emulation's launch lag, to compare with it; 0 by default).
  * --speedup: the plan's log seconds per Slurm second (its limits are
  * Slurm minutes): 1 for a virtual-clock plan (the default). On stderr, one
  * line: jobs, makespan, the run's CPU time.
@@ -33,7 +35,7 @@ static void usage(void)
 		"              [--backfill slurm|easy|none] [--bf-interval <s>]\n"
 		"              [--bf-window <s>] [--bf-resolution <s>]\n"
 		"              [--bf-max-job-test <n>] [--queue-depth <n>] "
-		"[--out <file>]\n");
+		"[--lag <s>] [--out <file>]\n");
 }
 
 static int num(const char *opt, const char *v, double lo, double *out)
@@ -106,6 +108,9 @@ int main(int argc, char **argv)
 					"expected slurm, easy or none\n", v);
 				return 2;
 			}
+		} else if (!strcmp(a, "--lag")) {
+			if (num(a, v, 0, &p.lag))
+				return 2;
 		} else if (!strcmp(a, "--bf-interval")) {
 			if (num(a, v, 0, &p.bf_interval))
 				return 2;

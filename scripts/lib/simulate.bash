@@ -27,6 +27,7 @@ cmd_simulate() {
 		--workloads-dir "$WORKLOADS_DIR" --results "$RESULTS_DIR"
 		--topologies-dir "$TOPOLOGIES_DIR")
 	[ -z "${OPTIONS:-}" ] || args+=(--options "$OPTIONS")
+	[ -z "${SIM_LAG:-}" ] || args+=(--lag "$SIM_LAG")
 	mkdir -p "$RESULTS_DIR" 2>/dev/null || die "RESULTS_DIR=$RESULTS_DIR: cannot create the directory"
 	build_tools
 	in_tools python3 -m workloads.simulate "${args[@]}"
