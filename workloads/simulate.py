@@ -20,6 +20,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 
 from workloads import logs
@@ -50,12 +51,22 @@ def extra_args(ap):
 
 def generate_cluster(root, name, options, topologies_dir):
     """The cluster's generated files (cluster.env, topology.json) as make
-    up writes them, in build/sim/<name>/: (directory, nodes, cores/node)."""
+    up writes them, each run in its own directory under build/sim/ (runs
+    side by side must not share one), removed after: (topology.json's
+    text, nodes, cores/node)."""
     if not os.path.exists(os.path.join(root, "emulated-clusters", name + ".cluster")):
         names = sorted(f[:-8] for f in os.listdir(os.path.join(root, "emulated-clusters"))
                        if f.endswith(".cluster"))
         raise ReplayError(f"unknown CLUSTER '{name}'; valid: {' '.join(names)}")
-    out = os.path.join(root, "build", "sim", name)
+    os.makedirs(os.path.join(root, "build", "sim"), exist_ok=True)
+    out = tempfile.mkdtemp(prefix=name + ".", dir=os.path.join(root, "build", "sim"))
+    try:
+        return _generated(root, name, out, options, topologies_dir)
+    finally:
+        shutil.rmtree(out, ignore_errors=True)
+
+
+def _generated(root, name, out, options, topologies_dir):
     cmd = [sys.executable, os.path.join(root, "emulated-clusters", "generate.py"), name, out]
     if topologies_dir:
         cmd += ["--topologies-dir", topologies_dir]
@@ -72,7 +83,9 @@ def generate_cluster(root, name, options, topologies_dir):
             k, _, v = line.strip().partition("=")
             env[k] = v
     nodes = int(env["NODES"])
-    return out, nodes, int(env.get("CORES", 0) or 0) // max(1, nodes)
+    with open(os.path.join(out, "topology.json"), encoding="utf-8") as f:
+        topology = f.read()
+    return topology, nodes, int(env.get("CORES", 0) or 0) // max(1, nodes)
 
 
 def write_matrices(path, plan, seed):
@@ -157,6 +170,13 @@ def run_sim(tool, run_dir, args, manifest, matrices):
            "--plan", os.path.join(run_dir, "plan.tsv"),
            "--speedup", f"{manifest['speedup']:g}", "--policy", args.policy,
            "--backfill", args.backfill, "--lag", f"{args.lag:g}",
+           # slurm.conf's scheduler times are Slurm seconds: log seconds
+           # x speedup under CLOCK=scaled (1 under the virtual clock, whose
+           # begin times keep t0's fraction: no tick).
+           "--bf-interval", f"{manifest['speedup']:g}",
+           "--bf-resolution", f"{manifest['speedup']:g}",
+           "--bf-window", f"{1440 * 60 * manifest['speedup']:g}",
+           "--tick", f"{manifest['speedup'] if manifest['clock'] != 'virtual' else 0:g}",
            "--out", os.path.join(run_dir, "sim.tsv")]
     if matrices:
         cmd += ["--matrices", matrices]
@@ -188,7 +208,7 @@ def simulate(args):
                           "or a path")
     path, log_name = logs.resolve(args.log, args.workloads_dir)
     log = logs.read(path)
-    cdir, cluster_nodes, node_cores = generate_cluster(root, args.cluster, args.options,
+    topo_text, cluster_nodes, node_cores = generate_cluster(root, args.cluster, args.options,
                                                        args.topologies_dir)
     # The virtual clock runs Slurm in log seconds (speedup 1); CLOCK=scaled
     # divides them by SPEEDUP (limits are Slurm minutes either way).
@@ -201,8 +221,6 @@ def simulate(args):
     run_dir = os.path.join(results, run_id)
     os.mkdir(run_dir)
     try:
-        with open(os.path.join(cdir, "topology.json"), encoding="utf-8") as f:
-            topo_text = f.read()
         write_atomic(os.path.join(run_dir, "topology.json"), topo_text)
         if args.individual:
             place_occupying(plan, os.path.join(run_dir, "topology.json"),

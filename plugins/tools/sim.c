@@ -10,6 +10,9 @@
  *          [--bf-resolution s] [--bf-max-job-test n] [--queue-depth n]
  *          [--lag s] [--out file]
  *
+ * --tick: eligible times rounded to this many log seconds (Slurm's clock's
+ * whole second: SPEEDUP under CLOCK=scaled; 0, none, by default). The
+ * --bf-* times are log seconds too.
  * --lag: log seconds every job runs past its modelled runtime (ours: the
  * emulation's launch lag, to compare with it; 0 by default).
  * --speedup: the plan's log seconds per Slurm second (its limits are
@@ -35,7 +38,7 @@ static void usage(void)
 		"              [--backfill slurm|easy|none] [--bf-interval <s>]\n"
 		"              [--bf-window <s>] [--bf-resolution <s>]\n"
 		"              [--bf-max-job-test <n>] [--queue-depth <n>] "
-		"[--lag <s>] [--out <file>]\n");
+		"[--tick <s>] [--lag <s>] [--out <file>]\n");
 }
 
 static int num(const char *opt, const char *v, double lo, double *out)
@@ -56,7 +59,7 @@ int main(int argc, char **argv)
 {
 	const char *topo_path = NULL, *plan_path = NULL, *matrices = NULL;
 	const char *out_path = NULL;
-	double speedup = 1, x;
+	double speedup = 1, x, tick = 0;
 	struct sim_params p;
 	struct tb_topology *t = NULL;
 	struct sim_plan plan;
@@ -108,6 +111,9 @@ int main(int argc, char **argv)
 					"expected slurm, easy or none\n", v);
 				return 2;
 			}
+		} else if (!strcmp(a, "--tick")) {
+			if (num(a, v, 0, &tick))
+				return 2;
 		} else if (!strcmp(a, "--lag")) {
 			if (num(a, v, 0, &p.lag))
 				return 2;
@@ -151,6 +157,9 @@ int main(int argc, char **argv)
 		tb_topology_free(t);
 		return 1;
 	}
+	/* Slurm's BeginTime has whole seconds of its clock: tick log s. */
+	for (int i = 0; tick > 0 && i < plan.n; i++)
+		plan.jobs[i].offset = floor(plan.jobs[i].offset / tick + 0.5) * tick;
 	if (sim_run(t, &plan, &p, err, sizeof(err))) {
 		fprintf(stderr, "tb-sim: %s\n", err);
 		goto done;
