@@ -104,7 +104,7 @@ static struct end_ev heap_pop(struct heap *h)
 	return top;
 }
 
-/* --- the run's state ------------------------------------------------------- */
+/* --- the run's state --------------------------------------------------- */
 
 struct run {
 	struct sim s;
@@ -411,8 +411,8 @@ static int run_init(struct run *r, const struct tb_topology *t,
 	r->arrivals = malloc(sizeof(int) * (size_t)jobs);
 	r->queue = malloc(sizeof(int) * (size_t)jobs);
 	r->alloc = malloc(sizeof(int) * (size_t)n);
-	if (!r->s.node_job || !r->s.held || !r->s.held_job || !r->s.running || !r->s.scratch || !r->s.occ ||
-	    !r->arrivals || !r->queue || !r->alloc ||
+	if (!r->s.node_job || !r->s.held || !r->s.held_job || !r->s.running ||
+	    !r->s.scratch || !r->s.occ || !r->arrivals || !r->queue || !r->alloc ||
 	    sim_bits_init(&r->s.free, n, 1) || sim_bits_init(&r->bits, n, 0))
 		return -1;
 	if (!(r->s.occ->job = malloc(sizeof(int) * (size_t)n)))
