@@ -24,7 +24,7 @@ TESTBED_CWD := $(or $(PWD),$(CURDIR))
 export TESTBED_CWD
 
 .DEFAULT_GOAL := help
-.PHONY: help setup up down clean status logs shell exec config images test bench lint alloc policies fuzz replay tofa-faults report compare fetch-logs experiment
+.PHONY: help setup up down clean status logs shell exec config images test bench lint alloc policies fuzz replay simulate tofa-faults report compare fetch-logs experiment
 
 help: ## list targets and parameters
 	@echo "HPC scheduling testbed: real Slurm 24.11 on emulated supercomputers."
@@ -71,6 +71,8 @@ fetch-logs: ## download the public job logs into WORKLOADS_DIR (default workload
 replay: ## replay LOG on the running cluster under POLICY (RESUME=<run-id> continues one)
 	@$(TESTBED) replay
 
+simulate: ## LOG on the emulation's twin (tb-sim) as CLUSTER under POLICY, in seconds: a replay's run directory, engine sim
+	@$(TESTBED) simulate
 tofa-faults: ## TOFA's faults: TOFA_BATCHES batches of TOFA_INSTANCES instances of TOFA_APP on the running torus, TOFA_NF nodes at TOFA_PF
 	@$(TESTBED) tofa-faults
 
@@ -98,7 +100,7 @@ images: ## (re)build all images (cached layers make this quick)
 test: ## run every test suite (bats and C unit tests) inside the tools image
 	@$(TESTBED) test
 
-bench: ## benchmarks (BENCH=alloc|treematch|up|decision|submit|clock|faults|all): decision time, TreeMatch against job size, start-up, submission rate, virtual clock, fault detection
+bench: ## benchmarks (BENCH=alloc|treematch|up|decision|submit|sim|clock|faults|all): decision time, TreeMatch against job size, start-up, submission rate, the twin's speed, virtual clock, fault detection
 	@$(TESTBED) bench
 
 # -a: scripts/testbed's pieces (scripts/lib/*.bash) are checked where it

@@ -19,7 +19,10 @@ def fmt(v, digits=1):
 def pace(manifest, short=False):
     """How a run's time was compressed: SPEEDUP=S (CLOCK=scaled), or the
     virtual clock's rate (CLOCK=virtual, where Slurm lives in log time).
-    short: S (a number) or "virtual xR", for tables."""
+    short: S (a number) or "virtual xR", for tables. A run of the twin
+    (make simulate, engine "sim") had no clock: "simulated"."""
+    if manifest.get("engine") == "sim":
+        return "sim" if short else "simulated by the twin (tb-sim), not emulated"
     if manifest.get("clock") == "virtual":
         rate = f"x{fnum(manifest.get('clock_rate')):g}"
         return f"virtual {rate}" if short else f"virtual clock {rate}"
@@ -38,6 +41,12 @@ def summary_md(manifest, m, plots, missing):
            f"({manifest['cluster_nodes']} nodes) under `{manifest['policy']}`, "
            f"{pace(manifest)}, seed {manifest['seed']}. "
            "Times are in log time.", ""]
+    if manifest.get("engine") == "sim":
+        sim = manifest.get("sim", {})
+        out += [f"**Simulated:** this run is the twin's (`make simulate`, tb-sim, "
+                f"backfill `{sim.get('backfill', '?')}`, {sim.get('wall_s', '?')} s), "
+                "not Slurm's: no daemons, no launch lag; the same plan, policy library "
+                "and runtime models (docs/simulator.md).", ""]
     if m.get("prefill_jobs"):
         out += [f"**Prefill:** {m['prefill_jobs']} jobs from before the window filled "
                 f"{manifest.get('prefill_nodes', '?')} nodes first (PREFILL="

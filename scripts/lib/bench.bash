@@ -127,9 +127,23 @@ cmd_bench() {
 	up) bench_up ;;
 	decision) bench_decision ;;
 	submit) bench_submit ;;
+	sim) bench_sim ;;
 	all) bench_alloc && bench_treematch && bench_up && bench_decision && bench_submit ;;
-	*) die "BENCH='${BENCH}': expected alloc, treematch, up, decision, submit, clock, faults or all" ;;
+	*) die "BENCH='${BENCH}': expected alloc, treematch, up, decision, submit, sim, clock, faults or all" ;;
 	esac
+}
+
+# The twin's speed (workloads/sim_bench.py): the Theta window under each
+# ICPP-W policy on hpc2010 and theta (target < 5 s each), a 100,000-job
+# synthetic log on cori (< 1 min). No cluster; about a minute.
+bench_sim() {
+	local out="$ROOT/bench/out" file
+	mkdir -p "$out"
+	file="$out/sim-$(date +%Y%m%d-%H%M%S).txt"
+	build_tools
+	in_tools python3 -m workloads.sim_bench --root "$ROOT" --workloads-dir "$WORKLOADS_DIR" \
+		--out "$ROOT/build/bench/sim" ${SIM_BENCH_JOBS:+--jobs "$SIM_BENCH_JOBS"} | tee "$file"
+	info "written to ${file#"$ROOT"/}"
 }
 
 # A cluster is <name> or <name>:<leaf level> (a dragonfly's tree from another

@@ -86,6 +86,13 @@ static const struct tb_test tb_tests[] = {
 	T(test_nedd_scenario_errors),
 	T(test_nedd_runtime_model),
 	T(test_nedd_runtime_applied),
+	T(test_sim_fifo),
+	T(test_sim_backfill_and_wait),
+	T(test_sim_no_backfill),
+	T(test_sim_isolated_waits),
+	T(test_sim_choice_is_make_allocs),
+	T(test_sim_runtime_is_eq7),
+	T(test_sim_plan_errors),
 	{ NULL, NULL },
 };
 #undef T

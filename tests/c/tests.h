@@ -89,4 +89,13 @@ void test_nedd_scenario_errors(void);
 void test_nedd_runtime_model(void);
 void test_nedd_runtime_applied(void);
 
+/* test_sim.c */
+void test_sim_fifo(void);
+void test_sim_backfill_and_wait(void);
+void test_sim_no_backfill(void);
+void test_sim_isolated_waits(void);
+void test_sim_choice_is_make_allocs(void);
+void test_sim_runtime_is_eq7(void);
+void test_sim_plan_errors(void);
+
 #endif

@@ -45,8 +45,10 @@ class _Parser(argparse.ArgumentParser):
         raise ReplayError(message)
 
 
-def parse_args(argv):
-    ap = _Parser(description="Replay a job log on the running cluster.")
+def parse_args(argv, extra=None, description="Replay a job log on the running cluster."):
+    """The replay's arguments, checked; extra(parser), if given, adds a
+    caller's own (make simulate's)."""
+    ap = _Parser(description=description)
     # Every make variable the replay takes, its default, type, choices and
     # help: workloads/params.tsv, declared once.
     params.add_arguments(ap, params.replay_params())
@@ -61,6 +63,8 @@ def parse_args(argv):
     ap.add_argument("--root", default=".")
     ap.add_argument("--state-dir", default=os.environ.get("TESTBED_STATE_DIR", ".state"),
                     help="the testbed's state directory (the clock page's)")
+    if extra:
+        extra(ap)
     args = ap.parse_args(argv)
     args.auto_recover = args.auto_recover == "1"
     args.rerun_faulted = args.rerun_faulted == "1"

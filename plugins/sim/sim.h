@@ -1,0 +1,216 @@
+/*
+ * tb-sim, the emulation's twin: an event-driven model of the emulated
+ * Slurm (emulated-clusters/generate.py's slurm.conf) scheduling a replay's
+ * plan, with the node choice and the runtime models of the policy library
+ * (the same calls the plugin makes, plugins/slurm/commtree_eval.c).
+ *
+ *   sim_plan.c    the replay's plan.tsv (and the jobs' matrices) as jobs
+ *   sim_space.c   node bitmaps and backfill's node space (time slices)
+ *   sim_place.c   the plugin's snapshot, the policy's choice, the record
+ *                 (costs, Eq. 7 / TreeMatch's law) at a job's start
+ *   sim_sched.c   the events: arrivals, ends, the main pass, backfill
+ *   sim_out.c     one line per job: start, end, nodes, the record
+ *
+ * Times are log seconds from the plan's origin (offset 0).
+ */
+#ifndef TB_SIM_H
+#define TB_SIM_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "../lib/cost.h"
+#include "../lib/job.h"
+#include "../lib/matrix.h"
+#include "../lib/options.h"
+#include "../lib/policy.h"
+#include "../lib/topology.h"
+
+enum sim_state {
+	SIM_FUTURE = 0,		/* not eligible yet */
+	SIM_PENDING,		/* eligible, queued */
+	SIM_RUNNING,
+	SIM_DONE,
+};
+
+/* How a job ended (sacct's state). */
+enum sim_end {
+	SIM_COMPLETED = 0,
+	SIM_TIMEOUT,		/* its modelled runtime passed its limit */
+	SIM_CANCELLED,		/* a PREFILL job still running at the end */
+};
+
+struct sim_job {
+	char log_id[32];
+	double offset;		/* eligible time (log s) */
+	double runtime;		/* the log's, x (1 - ta_reduction) */
+	double limit;		/* time limit (log s) */
+	int nodes;
+	int prefill;
+	int chain;		/* INDIVIDUAL: 1.. in order, 0 none */
+	struct tb_job job;	/* profile for the policies */
+	struct tb_matrix *matrix;	/* or NULL */
+	int *fixed;		/* nodelist (INDIVIDUAL's occupying jobs) */
+	int n_fixed;
+
+	/* The run. */
+	enum sim_state state;
+	enum sim_end how;
+	double eligible, start, end;
+	int *alloc;		/* nodes in rank order, `nodes` of them */
+	enum tb_policy used;	/* the policy that chose (default on fallback) */
+	const char *fallback;	/* why the policy's choice did not stand */
+	double cost, cost_default, cost_denominator;
+	double hop_bytes, hop_bytes_default;
+	double runtime_scaled;
+	enum tb_runtime_fallback runtime_why;
+	double planned;		/* first start backfill planned, or -1 */
+	int by_backfill;	/* started by the backfill pass */
+};
+
+enum sim_backfill {
+	SIM_BF_NONE = 0,
+	SIM_BF_SLURM,		/* every tested job reserves (Slurm 24.11) */
+	SIM_BF_EASY,		/* only the first blocked job reserves */
+};
+
+struct sim_params {
+	enum tb_policy policy;
+	struct tb_options opts;
+	enum sim_backfill backfill;
+	double bf_interval;	/* s between backfill passes */
+	double bf_window;	/* s backfill plans ahead */
+	double bf_resolution;	/* s its plan's times are rounded to */
+	int bf_max_job_test;	/* pending jobs one pass considers */
+	int default_queue_depth;	/* jobs the main pass considers */
+	/* Ours, not Slurm's: log seconds every job runs past its modelled
+	 * runtime (within its limit), the emulation's launch and completion
+	 * lag, for comparing the twin with it (SIM_LAG); 0 by default. */
+	double lag;
+};
+
+/* slurm.conf's values (generate.py): bf_interval=1, bf_resolution=1,
+ * bf_max_job_test=1000, default_queue_depth=1000, bf_window default 1440
+ * minutes, policy default. */
+void sim_params_default(struct sim_params *p);
+
+struct sim_plan {
+	int n;
+	struct sim_job *jobs;	/* in priority order: the plan's */
+};
+
+/* plan.tsv (workloads/replay/run_dir.py's PLAN_FIELDS, by header name);
+ * speedup: log seconds per Slurm second (limit_min is in Slurm minutes);
+ * matrices: NULL or a file of "<log_id>\t<matrix, ';' between lines>".
+ * 0, or -1 with "<file>:<line>: <reason>" in err. */
+int sim_plan_load(const char *path, const char *matrices, double speedup,
+		  const struct tb_topology *t, struct sim_plan *out,
+		  char *err, size_t errlen);
+/* The same from plan.tsv's text (path names it in errors); no matrices. */
+int sim_plan_parse(const char *text, const char *path, double speedup,
+		   const struct tb_topology *t, struct sim_plan *out,
+		   char *err, size_t errlen);
+void sim_plan_free(struct sim_plan *p);
+
+/* --- node sets and backfill's node space (sim_space.c) --------------- */
+
+struct sim_bits {
+	int n;			/* nodes */
+	int words;
+	uint64_t *w;
+};
+
+int sim_bits_init(struct sim_bits *b, int n, int all);
+void sim_bits_fini(struct sim_bits *b);
+void sim_bits_copy(struct sim_bits *dst, const struct sim_bits *src);
+void sim_bits_and(struct sim_bits *dst, const struct sim_bits *src);
+int sim_bits_count(const struct sim_bits *b);
+static inline int sim_bit(const struct sim_bits *b, int i)
+{
+	return (int)((b->w[i >> 6] >> (i & 63)) & 1u);
+}
+static inline void sim_bit_set(struct sim_bits *b, int i)
+{
+	b->w[i >> 6] |= (uint64_t)1 << (i & 63);
+}
+static inline void sim_bit_clear(struct sim_bits *b, int i)
+{
+	b->w[i >> 6] &= ~((uint64_t)1 << (i & 63));
+}
+
+/* Backfill's plan: from each slice's begin to the next one's, the nodes
+ * free then (Slurm's node_space_map). The last slice runs to the end. */
+struct sim_space {
+	int n, cap;
+	double *begin;
+	struct sim_bits *free;
+};
+
+int sim_space_init(struct sim_space *s, const struct sim_bits *free_now,
+		   double now);
+void sim_space_fini(struct sim_space *s);
+/* Takes nodes (a set) from begin to end: slices split at both. 0 or -1
+ * (out of memory). */
+int sim_space_take(struct sim_space *s, double begin, double end,
+		   const int *nodes, int n);
+/* The nodes free during all of [begin, end) from slice `from` on, into
+ * out; returns how many. Stops as soon as fewer than need are left (out
+ * is then not the whole answer). */
+int sim_space_free_during(const struct sim_space *s, int from, double end,
+			  int need, struct sim_bits *out);
+
+/* --- the run (sim_sched.c, sim_place.c) ------------------------------- */
+
+/* The cluster as the run goes (sim_sched.c keeps it). */
+struct sim {
+	const struct tb_topology *t;
+	const struct sim_params *p;
+	struct sim_plan *plan;
+	double now;
+	int *node_job;		/* job index holding each node, or -1 */
+	struct sim_bits free;	/* nodes no job holds */
+	int *running;		/* job indexes, n_running of them */
+	int n_running;
+	struct tb_occupancy *occ;	/* the plugin's snapshot, reused */
+	/* What running jobs make of each node for a snapshot: busy or
+	 * busy-comm, and the holder's place in running (-1: none). */
+	unsigned char *held;
+	int *held_job;
+	int *scratch;		/* t->n_nodes ints */
+};
+
+/* Keep held / held_job as job idx starts (after it is appended to
+ * running) and ends (after its place in running went to the job then at
+ * `moved`, -1 if none). */
+void sim_hold(struct sim *s, int idx);
+void sim_release(struct sim *s, int idx, int moved);
+
+/* What a placement attempt says. */
+enum sim_try {
+	SIM_PLACED = 0,
+	SIM_NO_ROOM,		/* too few nodes, or the policy says wait */
+	SIM_ERROR,		/* out of memory */
+};
+
+/* The plugin's snapshot (free: the nodes offered) and the policy's choice
+ * into alloc (job->nodes). *fallback is set when the policy's choice did
+ * not stand and default's was taken (plugin: tree's). */
+enum sim_try sim_place(struct sim *s, struct sim_job *j,
+		       const struct sim_bits *free, int *alloc,
+		       enum tb_policy *used, const char **fallback);
+/* The record at the start: the policy's, the default's and the
+ * denominator's costs on the same snapshot, hop-bytes, the runtime model.
+ * free: the nodes offered, the job's own among them. */
+int sim_record(struct sim *s, struct sim_job *j, const struct sim_bits *free);
+
+/* Runs the plan to its end; 0, or -1 with a reason in err. */
+int sim_run(const struct tb_topology *t, struct sim_plan *plan,
+	    const struct sim_params *p, char *err, size_t errlen);
+
+/* --- output (sim_out.c) ------------------------------------------------ */
+
+/* One header line, then one line per job (sim_out.c lists the columns). */
+int sim_write(FILE *f, const struct tb_topology *t,
+	      const struct sim_plan *plan, const struct sim_params *p);
+
+#endif

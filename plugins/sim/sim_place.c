@@ -1,0 +1,193 @@
+/*
+ * A placement as the plugin makes it (plugins/slurm/commtree_eval.c,
+ * commtree_eval and _record), on the twin's state:
+ *
+ *   the snapshot: the nodes offered are free, the others busy; nodes of a
+ *   running communication-intensive job are busy-comm; every running job's
+ *   nodes carry its id (occupancy `job`, for the isolated policy);
+ *   the choice: the run's policy; a policy with the wait trait that
+ *   refuses makes the job wait; any other refusal falls back to default
+ *   (the plugin: tree's own choice, here the library's model of it); a
+ *   job with a node list (INDIVIDUAL's occupying jobs) gets those nodes
+ *   and no record, as the plugin returns tree's eval for it;
+ *   the record at the start: the costs of the policy's, default's and the
+ *   denominator's choices on that snapshot, hop-bytes with a matrix, and
+ *   the runtime from the library's model (TreeMatch's law for the matrix
+ *   policies with a matrix, Eq. 7 otherwise).
+ */
+#include <math.h>
+#include <string.h>
+
+#include "sim.h"
+#include "../lib/treematch.h"
+
+/* The running jobs' part (occupancy `job` ids and busy-comm) is kept by
+ * sim_hold / sim_release as jobs start and end; a snapshot only lays the
+ * offered nodes over it, 64 nodes at a time where a word is uniform. */
+static void snapshot(struct sim *s, const struct sim_bits *free)
+{
+	struct tb_occupancy *o = s->occ;
+	int n = s->t->n_nodes;
+
+	for (int w = 0; w < free->words; w++) {
+		int lo = w * 64, hi = lo + 64 < n ? lo + 64 : n;
+		uint64_t x = free->w[w];
+
+		if (x == 0) {
+			memcpy(&o->state[lo], &s->held[lo], (size_t)(hi - lo));
+			continue;
+		}
+		if (hi - lo == 64 && x == ~(uint64_t)0) {
+			memset(&o->state[lo], TB_NODE_FREE, 64);
+			continue;
+		}
+		for (int k = lo; k < hi; k++)
+			o->state[k] = (x >> (k - lo)) & 1 ? TB_NODE_FREE :
+				      s->held[k];
+	}
+	memcpy(o->job, s->held_job, sizeof(int) * (size_t)n);
+	o->n_jobs = s->n_running;
+}
+
+void sim_hold(struct sim *s, int idx)
+{
+	const struct sim_job *j = &s->plan->jobs[idx];
+	int id = s->n_running - 1;	/* its place in s->running */
+
+	for (int k = 0; k < j->nodes; k++) {
+		s->held[j->alloc[k]] = j->job.comm ? TB_NODE_BUSY_COMM :
+						     TB_NODE_BUSY;
+		s->held_job[j->alloc[k]] = id;
+	}
+}
+
+void sim_release(struct sim *s, int idx, int moved)
+{
+	const struct sim_job *j = &s->plan->jobs[idx];
+
+	for (int k = 0; k < j->nodes; k++) {
+		s->held[j->alloc[k]] = TB_NODE_BUSY;
+		s->held_job[j->alloc[k]] = -1;
+	}
+	/* The job that took its place in s->running takes its id. */
+	if (moved >= 0) {
+		const struct sim_job *m = &s->plan->jobs[s->running[moved]];
+
+		for (int k = 0; k < m->nodes; k++)
+			s->held_job[m->alloc[k]] = moved;
+	}
+}
+
+static const char *status_fallback(enum tb_status st)
+{
+	switch (st) {
+	case TB_ENOSPACE:
+		return "policy_no_space";
+	case TB_ETOOBIG:
+		return "policy_too_big";
+	case TB_ENOMEM:
+		return "policy_no_memory";
+	case TB_EWAIT:
+		return "policy_wait";
+	default:
+		return "policy_refused";
+	}
+}
+
+enum sim_try sim_place(struct sim *s, struct sim_job *j,
+		       const struct sim_bits *free, int *alloc,
+		       enum tb_policy *used, const char **fallback)
+{
+	const struct sim_params *p = s->p;
+	enum tb_status st;
+
+	*used = TB_POLICY_DEFAULT;
+	*fallback = NULL;
+	if (j->fixed) {
+		for (int k = 0; k < j->n_fixed; k++)
+			if (!sim_bit(free, j->fixed[k]))
+				return SIM_NO_ROOM;
+		memcpy(alloc, j->fixed, sizeof(int) * (size_t)j->nodes);
+		return SIM_PLACED;
+	}
+	if (sim_bits_count(free) < j->nodes)
+		return SIM_NO_ROOM;
+	snapshot(s, free);
+	if (p->policy != TB_POLICY_DEFAULT) {
+		char why[256];
+
+		st = tb_allocate_why(p->policy, s->t, s->occ, &j->job,
+				     &p->opts, alloc, why, sizeof(why));
+		if (tb_policy_has(p->policy, TB_TRAIT_WAIT) &&
+		    (st == TB_EWAIT || st == TB_ENOSPACE))
+			return SIM_NO_ROOM;
+		if (st == TB_ENOMEM)
+			return SIM_ERROR;
+		if (st == TB_OK) {
+			*used = p->policy;
+			return SIM_PLACED;
+		}
+		*fallback = status_fallback(st);
+	}
+	st = tb_allocate_with(TB_POLICY_DEFAULT, s->t, s->occ, &j->job,
+			      &p->opts, alloc);
+	if (st == TB_ENOMEM)
+		return SIM_ERROR;
+	return st == TB_OK ? SIM_PLACED : SIM_NO_ROOM;
+}
+
+/* The cost (and hop-bytes) of policy q's own choice on the snapshot, as
+ * _record computes every policy's: NaN when it would not place the job. */
+static void cost_of(struct sim *s, struct sim_job *j, enum tb_policy q,
+		    double *cost, double *hop_bytes)
+{
+	*cost = *hop_bytes = NAN;
+	if (tb_allocate_with(q, s->t, s->occ, &j->job, &s->p->opts,
+			     s->scratch) != TB_OK)
+		return;
+	if (tb_allocation_cost_with(s->t, s->occ, &j->job, &s->p->opts,
+				    s->scratch, cost))
+		*cost = NAN;
+	if (j->matrix)
+		*hop_bytes = tb_hop_bytes(s->t, j->matrix, s->scratch,
+					  j->nodes);
+}
+
+int sim_record(struct sim *s, struct sim_job *j, const struct sim_bits *free)
+{
+	enum tb_policy denom = tb_denominator_policy(&s->p->opts);
+	double hop_denom;
+
+	j->cost = j->cost_default = j->cost_denominator = NAN;
+	j->hop_bytes = j->hop_bytes_default = NAN;
+	j->runtime_why = TB_RUNTIME_MODELLED;
+	if (j->fixed) {
+		/* No record: the batch script sleeps the log's runtime. */
+		j->runtime_scaled = j->runtime;
+		return 0;
+	}
+	snapshot(s, free);
+	cost_of(s, j, j->used, &j->cost, &j->hop_bytes);
+	if (j->used == TB_POLICY_DEFAULT) {
+		j->cost_default = j->cost;
+		j->hop_bytes_default = j->hop_bytes;
+	} else {
+		cost_of(s, j, TB_POLICY_DEFAULT, &j->cost_default,
+			&j->hop_bytes_default);
+	}
+	if (denom == j->used)
+		j->cost_denominator = j->cost;
+	else if (denom == TB_POLICY_DEFAULT)
+		j->cost_denominator = j->cost_default;
+	else
+		cost_of(s, j, denom, &j->cost_denominator, &hop_denom);
+	if (tb_policy_has(j->used, TB_TRAIT_MATRIX) && j->matrix && j->job.comm)
+		j->runtime_scaled = tb_treematch_runtime_why(
+			j->runtime, j->job.comm_fraction, j->hop_bytes,
+			j->hop_bytes_default, &j->runtime_why);
+	else
+		j->runtime_scaled = tb_scaled_runtime_why(
+			&j->job, j->runtime, j->cost, j->cost_denominator,
+			&j->runtime_why);
+	return 0;
+}

@@ -1,0 +1,164 @@
+/*
+ * Node sets as bitmaps, and backfill's plan of the nodes over time: the
+ * twin of Slurm's node_space_map (src/plugins/sched/backfill), slices
+ * [begin_i, begin_i+1) each with the nodes free in it.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim.h"
+
+int sim_bits_init(struct sim_bits *b, int n, int all)
+{
+	b->n = n;
+	b->words = (n + 63) / 64;
+	b->w = calloc((size_t)(b->words ? b->words : 1), sizeof(uint64_t));
+	if (!b->w)
+		return -1;
+	if (all) {
+		for (int i = 0; i < n / 64; i++)
+			b->w[i] = ~(uint64_t)0;
+		if (n % 64)
+			b->w[n / 64] = ((uint64_t)1 << (n % 64)) - 1;
+	}
+	return 0;
+}
+
+void sim_bits_fini(struct sim_bits *b)
+{
+	free(b->w);
+	b->w = NULL;
+}
+
+void sim_bits_copy(struct sim_bits *dst, const struct sim_bits *src)
+{
+	memcpy(dst->w, src->w, sizeof(uint64_t) * (size_t)src->words);
+}
+
+void sim_bits_and(struct sim_bits *dst, const struct sim_bits *src)
+{
+	for (int i = 0; i < dst->words; i++)
+		dst->w[i] &= src->w[i];
+}
+
+int sim_bits_count(const struct sim_bits *b)
+{
+	int c = 0;
+
+	for (int i = 0; i < b->words; i++)
+		c += __builtin_popcountll(b->w[i]);
+	return c;
+}
+
+int sim_space_init(struct sim_space *s, const struct sim_bits *free_now,
+		   double now)
+{
+	memset(s, 0, sizeof(*s));
+	s->cap = 16;
+	s->begin = malloc(sizeof(double) * (size_t)s->cap);
+	s->free = calloc((size_t)s->cap, sizeof(struct sim_bits));
+	if (!s->begin || !s->free ||
+	    sim_bits_init(&s->free[0], free_now->n, 0)) {
+		sim_space_fini(s);
+		return -1;
+	}
+	sim_bits_copy(&s->free[0], free_now);
+	s->begin[0] = now;
+	s->n = 1;
+	return 0;
+}
+
+void sim_space_fini(struct sim_space *s)
+{
+	for (int i = 0; s->free && i < s->n; i++)
+		sim_bits_fini(&s->free[i]);
+	free(s->free);
+	free(s->begin);
+	memset(s, 0, sizeof(*s));
+}
+
+/* The slice that begins at t, made by splitting the one holding t;
+ * returns its index, or -1 (out of memory). t before the first slice is
+ * the first. */
+static int split_at(struct sim_space *s, double t)
+{
+	int i = s->n - 1;
+
+	while (i > 0 && s->begin[i] > t)
+		i--;
+	if (s->begin[i] >= t)
+		return i;
+	if (s->n == s->cap) {
+		int cap = 2 * s->cap;
+		double *b = realloc(s->begin, sizeof(double) * (size_t)cap);
+		struct sim_bits *f;
+
+		if (!b)
+			return -1;
+		s->begin = b;
+		f = realloc(s->free, sizeof(struct sim_bits) * (size_t)cap);
+		if (!f)
+			return -1;
+		s->free = f;
+		s->cap = cap;
+	}
+	memmove(&s->begin[i + 2], &s->begin[i + 1],
+		sizeof(double) * (size_t)(s->n - i - 1));
+	memmove(&s->free[i + 2], &s->free[i + 1],
+		sizeof(struct sim_bits) * (size_t)(s->n - i - 1));
+	if (sim_bits_init(&s->free[i + 1], s->free[i].n, 0)) {
+		/* Put the slices back as they were. */
+		memmove(&s->begin[i + 1], &s->begin[i + 2],
+			sizeof(double) * (size_t)(s->n - i - 1));
+		memmove(&s->free[i + 1], &s->free[i + 2],
+			sizeof(struct sim_bits) * (size_t)(s->n - i - 1));
+		return -1;
+	}
+	sim_bits_copy(&s->free[i + 1], &s->free[i]);
+	s->begin[i + 1] = t;
+	s->n++;
+	return i + 1;
+}
+
+int sim_space_take(struct sim_space *s, double begin, double end,
+		   const int *nodes, int n)
+{
+	int first = split_at(s, begin), last;
+
+	if (first < 0)
+		return -1;
+	last = split_at(s, end);
+	if (last < 0)
+		return -1;
+	/* The nodes as a mask, then one word operation per slice. */
+	struct sim_bits mask;
+
+	if (sim_bits_init(&mask, s->free[0].n, 0))
+		return -1;
+	for (int k = 0; k < n; k++)
+		sim_bit_set(&mask, nodes[k]);
+	for (int i = first; i < s->n && s->begin[i] < end; i++)
+		for (int w = 0; w < mask.words; w++)
+			s->free[i].w[w] &= ~mask.w[w];
+	sim_bits_fini(&mask);
+	return 0;
+}
+
+int sim_space_free_during(const struct sim_space *s, int from, double end,
+			  int need, struct sim_bits *out)
+{
+	int c = sim_bits_count(&s->free[from]);
+
+	/* Fewer free at the start: no need to look further (the set only
+	 * shrinks). Likewise after each slice, so that a long limit over a
+	 * busy plan stops at the first slice that rules the job out. */
+	if (c < need)
+		return c;
+	sim_bits_copy(out, &s->free[from]);
+	for (int i = from + 1; i < s->n && s->begin[i] < end; i++) {
+		sim_bits_and(out, &s->free[i]);
+		if ((c = sim_bits_count(out)) < need)
+			return c;
+	}
+	return c;
+}

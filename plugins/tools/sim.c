@@ -1,0 +1,207 @@
+/*
+ * tb-sim: the emulation's twin (plugins/sim/sim.h). Runs a replay's plan
+ * on a cluster's topology under a policy, as the emulated Slurm would
+ * schedule it, and prints each job's start, end and nodes with the
+ * plugin's record (plugins/sim/sim_out.c):
+ *
+ *   tb-sim --topology topology.json --plan plan.tsv [--matrices file]
+ *          [--speedup S] [--policy p] [--options "<words>"]
+ *          [--backfill slurm|easy|none] [--bf-interval s] [--bf-window s]
+ *          [--bf-resolution s] [--bf-max-job-test n] [--queue-depth n]
+ *          [--lag s] [--out file]
+ *
+ * --tick: eligible times rounded to this many log seconds (Slurm's clock's
+ * whole second: SPEEDUP under CLOCK=scaled; 0, none, by default). The
+ * --bf-* times are log seconds too.
+ * --lag: log seconds every job runs past its modelled runtime (ours: the
+ * emulation's launch lag, to compare with it; 0 by default).
+ * --speedup: the plan's log seconds per Slurm second (its limits are
+ * Slurm minutes): 1 for a virtual-clock plan (the default). On stderr, one
+ * line: jobs, makespan, the run's CPU time.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../sim/sim.h"
+
+static void usage(void)
+{
+	fprintf(stderr,
+		"usage: tb-sim --topology <json> --plan <plan.tsv> "
+		"[--matrices <file>]\n"
+		"              [--speedup <S>] [--policy <p>] "
+		"[--options <words>]\n"
+		"              [--backfill slurm|easy|none] [--bf-interval <s>]\n"
+		"              [--bf-window <s>] [--bf-resolution <s>]\n"
+		"              [--bf-max-job-test <n>] [--queue-depth <n>] "
+		"[--tick <s>] [--lag <s>] [--out <file>]\n");
+}
+
+static int num(const char *opt, const char *v, double lo, double *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtod(v, &end);
+	if (errno || *end || end == v || !isfinite(*out) || *out < lo) {
+		fprintf(stderr, "tb-sim: %s '%s': expected a number >= %g\n",
+			opt, v, lo);
+		return -1;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *topo_path = NULL, *plan_path = NULL, *matrices = NULL;
+	const char *out_path = NULL;
+	double speedup = 1, x, tick = 0;
+	struct sim_params p;
+	struct tb_topology *t = NULL;
+	struct sim_plan plan;
+	char err[512];
+	FILE *out = stdout;
+	clock_t c0 = clock();
+	int rc = 1;
+
+	sim_params_default(&p);
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+
+		if (!v) {
+			usage();
+			return 2;
+		}
+		i++;
+		if (!strcmp(a, "--topology")) {
+			topo_path = v;
+		} else if (!strcmp(a, "--plan")) {
+			plan_path = v;
+		} else if (!strcmp(a, "--matrices")) {
+			matrices = v;
+		} else if (!strcmp(a, "--out")) {
+			out_path = v;
+		} else if (!strcmp(a, "--speedup")) {
+			if (num(a, v, 1e-9, &speedup))
+				return 2;
+		} else if (!strcmp(a, "--policy")) {
+			if (tb_policy_parse(v, &p.policy)) {
+				fprintf(stderr, "tb-sim: --policy '%s': unknown "
+					"(tb-alloc --list-policies)\n", v);
+				return 2;
+			}
+		} else if (!strcmp(a, "--options")) {
+			if (tb_options_parse(v, &p.opts, err, sizeof(err))) {
+				fprintf(stderr, "tb-sim: --options: %s\n", err);
+				return 2;
+			}
+		} else if (!strcmp(a, "--backfill")) {
+			if (!strcmp(v, "slurm"))
+				p.backfill = SIM_BF_SLURM;
+			else if (!strcmp(v, "easy"))
+				p.backfill = SIM_BF_EASY;
+			else if (!strcmp(v, "none"))
+				p.backfill = SIM_BF_NONE;
+			else {
+				fprintf(stderr, "tb-sim: --backfill '%s': "
+					"expected slurm, easy or none\n", v);
+				return 2;
+			}
+		} else if (!strcmp(a, "--tick")) {
+			if (num(a, v, 0, &tick))
+				return 2;
+		} else if (!strcmp(a, "--lag")) {
+			if (num(a, v, 0, &p.lag))
+				return 2;
+		} else if (!strcmp(a, "--bf-interval")) {
+			if (num(a, v, 0, &p.bf_interval))
+				return 2;
+		} else if (!strcmp(a, "--bf-window")) {
+			if (num(a, v, 0, &p.bf_window))
+				return 2;
+		} else if (!strcmp(a, "--bf-resolution")) {
+			if (num(a, v, 0, &p.bf_resolution))
+				return 2;
+		} else if (!strcmp(a, "--bf-max-job-test") ||
+			   !strcmp(a, "--queue-depth")) {
+			if (num(a, v, 1, &x) || x != floor(x) || x > 1e9) {
+				fprintf(stderr, "tb-sim: %s '%s': expected a "
+					"whole number >= 1\n", a, v);
+				return 2;
+			}
+			if (a[2] == 'b')
+				p.bf_max_job_test = (int)x;
+			else
+				p.default_queue_depth = (int)x;
+		} else {
+			fprintf(stderr, "tb-sim: unknown option '%s'\n", a);
+			usage();
+			return 2;
+		}
+	}
+	if (!topo_path || !plan_path) {
+		usage();
+		return 2;
+	}
+	if (tb_topology_load(topo_path, &t, err, sizeof(err))) {
+		fprintf(stderr, "tb-sim: %s\n", err);
+		return 1;
+	}
+	if (sim_plan_load(plan_path, matrices, speedup, t, &plan, err,
+			  sizeof(err))) {
+		fprintf(stderr, "tb-sim: %s\n", err);
+		tb_topology_free(t);
+		return 1;
+	}
+	/* Slurm's BeginTime has whole seconds of its clock: tick log s. */
+	for (int i = 0; tick > 0 && i < plan.n; i++)
+		plan.jobs[i].offset = floor(plan.jobs[i].offset / tick + 0.5) * tick;
+	if (sim_run(t, &plan, &p, err, sizeof(err))) {
+		fprintf(stderr, "tb-sim: %s\n", err);
+		goto done;
+	}
+	/* Written whole or not at all. */
+	if (out_path) {
+		char tmp[4096];
+
+		snprintf(tmp, sizeof(tmp), "%s.tmp", out_path);
+		if (!(out = fopen(tmp, "w"))) {
+			fprintf(stderr, "tb-sim: %s: %s\n", tmp, strerror(errno));
+			goto done;
+		}
+		if (sim_write(out, t, &plan, &p) | fclose(out) ||
+		    rename(tmp, out_path)) {
+			fprintf(stderr, "tb-sim: %s: %s\n", out_path,
+				strerror(errno));
+			remove(tmp);
+			goto done;
+		}
+	} else if (sim_write(stdout, t, &plan, &p)) {
+		fprintf(stderr, "tb-sim: writing the result failed\n");
+		goto done;
+	}
+	{
+		double first = INFINITY, last = -INFINITY;
+
+		for (int i = 0; i < plan.n; i++) {
+			const struct sim_job *j = &plan.jobs[i];
+			if (j->prefill)
+				continue;
+			first = fmin(first, j->eligible);
+			last = fmax(last, j->end);
+		}
+		fprintf(stderr, "tb-sim: %d jobs under %s, makespan %.0f s, "
+			"%.2f s CPU\n", plan.n, tb_policy_name(p.policy),
+			plan.n ? last - first : 0,
+			(double)(clock() - c0) / CLOCKS_PER_SEC);
+	}
+	rc = 0;
+done:
+	sim_plan_free(&plan);
+	tb_topology_free(t);
+	return rc;
+}

@@ -1,0 +1,34 @@
+# make simulate (scripts/testbed): a replay's plan on the emulation's twin,
+# tb-sim (plugins/sim), in the tools image. No cluster is started: the
+# machine's topology is generated as make up would (build/sim/<cluster>/).
+# The run directory is a replay's, so make report and make compare work on
+# it; its manifest says engine "sim".
+cmd_simulate() {
+	local args=() var flag
+	[ -n "${CLUSTER:-}" ] || die "CLUSTER is not set; valid: $(cluster_names)"
+	require_cluster "$CLUSTER"
+	# The replay's parameters (params.tsv), as make replay passes them.
+	while IFS=$'\t' read -r var flag; do
+		case $var in
+		LOG | RESUME) ;;
+		*) [ -z "${!var:-}" ] || args+=("$flag" "${!var}") ;;
+		esac
+	done < <(awk -F'\t' '!/^#/ && NF == 8 && $6 != "-" {print $1 "\t" $6}' "$ROOT/workloads/params.tsv")
+	[ -z "${RESUME:-}" ] || die "RESUME=$RESUME: a simulation is not resumed; run it again (seconds)"
+	if [ -n "${LOG:-}" ]; then
+		local log=$LOG
+		if [[ $log == */* ]] || [ -e "$log" ]; then
+			need_file LOG "$log"
+			log=$USER_FILE
+		fi
+		args+=(--log "$log")
+	fi
+	args+=(--cluster "$CLUSTER" --backfill "${BACKFILL:-slurm}" --root "$ROOT"
+		--workloads-dir "$WORKLOADS_DIR" --results "$RESULTS_DIR"
+		--topologies-dir "$TOPOLOGIES_DIR")
+	[ -z "${OPTIONS:-}" ] || args+=(--options "$OPTIONS")
+	[ -z "${SIM_LAG:-}" ] || args+=(--lag "$SIM_LAG")
+	mkdir -p "$RESULTS_DIR" 2>/dev/null || die "RESULTS_DIR=$RESULTS_DIR: cannot create the directory"
+	build_tools
+	in_tools python3 -m workloads.simulate "${args[@]}"
+}

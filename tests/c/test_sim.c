@@ -1,0 +1,286 @@
+/*
+ * The twin (plugins/sim): hand-worked schedules on small machines, and the
+ * policy's choice in the twin against the library's on the same state as
+ * `make alloc` builds it (a scenario's running lines).
+ *
+ * Plans are plan.tsv text at speedup 1 (limit_min x 60 = the limit in
+ * seconds); the twin runs slurm.conf's settings (sim_params_default).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "helpers.h"
+#include "isolation.h"
+#include "policy.h"
+#include "tests.h"
+#include "../../plugins/sim/sim.h"
+
+#define HEAD "log_id\toffset\truntime\tnodes\tcomm\tpattern\tcomm_percent\t" \
+	"limit_min\tmatrix_density\tta_reduction\tprefill\tnodelist\tchain\t" \
+	"ranks\n"
+/* A job line: id, offset, runtime, nodes, comm, limit (min). */
+#define JOB(id, off, rt, n, comm, lim) \
+	id "\t" off "\t" rt "\t" n "\t" comm "\trd\t50\t" lim "\t0\t0\t0\t\t0\t0\n"
+
+/* Two leaves of 4 nodes: L1 0-3, L2 4-7. */
+#define TWO_LEAVES "leaf L1 4 0 0\nleaf L2 4 0 0\n"
+
+static struct sim_job *run(const char *machine, const char *plan_text,
+			   enum tb_policy policy, struct sim_plan *plan,
+			   struct tb_scenario **sc)
+{
+	struct sim_params p;
+	char err[256];
+	char text[512];
+
+	snprintf(text, sizeof(text), "%sjob nodes=1\n", machine);
+	*sc = scenario(text);
+	sim_params_default(&p);
+	p.policy = policy;
+	if (sim_plan_parse(plan_text, "plan", 1, (*sc)->topo, plan, err,
+			   sizeof(err))) {
+		fprintf(stderr, "  plan: %s\n", err);
+		CHECK(0);
+		return NULL;
+	}
+	if (sim_run((*sc)->topo, plan, &p, err, sizeof(err))) {
+		fprintf(stderr, "  run: %s\n", err);
+		CHECK(0);
+	}
+	return plan->jobs;
+}
+
+/* FIFO: an 8-node job holds the machine; the two 4-node jobs queued behind
+ * it both start when it ends, in the log's order, nothing earlier. */
+void test_sim_fifo(void)
+{
+	struct sim_plan plan;
+	struct tb_scenario *sc;
+	struct sim_job *j = run(TWO_LEAVES,
+				HEAD JOB("A", "0", "100", "8", "0", "10")
+				JOB("B", "10", "50", "4", "0", "10")
+				JOB("C", "20", "50", "4", "0", "10"),
+				TB_POLICY_DEFAULT, &plan, &sc);
+
+	if (j) {
+		CHECK_NEAR(j[0].start, 0);
+		CHECK_NEAR(j[0].end, 100);
+		CHECK_NEAR(j[1].start, 100);
+		CHECK_NEAR(j[1].end, 150);
+		CHECK_NEAR(j[2].start, 100);
+		CHECK_NEAR(j[2].end, 150);
+		CHECK_NEAR(j[1].eligible, 10);
+		CHECK_EQ(j[1].by_backfill, 0);
+		/* Default (tree's best fit) gives each its own leaf. */
+		CHECK(j[1].alloc[0] / 4 != j[2].alloc[0] / 4);
+	}
+	sim_plan_free(&plan);
+	tb_scenario_free(sc);
+}
+
+/*
+ * Backfill. A (6 nodes, limit 120 s) runs; B (8 nodes) must wait for it
+ * and reserves the machine from A's limit, 120. C (2 nodes, limit 60 s)
+ * fits in the 2 free nodes before 120: backfill starts it at once (the
+ * main pass does not: B blocks it). D (2 nodes, limit 600 s) would hold
+ * its nodes past 120: it waits, behind B, and starts when B ends.
+ *
+ *   A 0-100   B 100-200 (A ended early)   C 2-52 (backfilled)   D 200-250
+ */
+void test_sim_backfill_and_wait(void)
+{
+	struct sim_plan plan;
+	struct tb_scenario *sc;
+	struct sim_job *j = run(TWO_LEAVES,
+				HEAD JOB("A", "0", "100", "6", "0", "2")
+				JOB("B", "1", "100", "8", "0", "10")
+				JOB("C", "2", "50", "2", "0", "1")
+				JOB("D", "3", "50", "2", "0", "10"),
+				TB_POLICY_DEFAULT, &plan, &sc);
+
+	if (j) {
+		CHECK_NEAR(j[0].start, 0);
+		CHECK_NEAR(j[1].start, 100);
+		CHECK_NEAR(j[1].end, 200);
+		CHECK_NEAR(j[2].start, 2);
+		CHECK_NEAR(j[2].end, 52);
+		CHECK_EQ(j[2].by_backfill, 1);
+		CHECK_NEAR(j[3].start, 200);
+		CHECK_EQ(j[3].by_backfill, 0);
+		/* B's reservation: A's start + its limit. */
+		CHECK_NEAR(j[1].planned, 120);
+		/* D's first plan: after B, whose limit ends at 120 + 600. */
+		CHECK_NEAR(j[3].planned, 720);
+	}
+	sim_plan_free(&plan);
+	tb_scenario_free(sc);
+}
+
+/* No backfill (BACKFILL=none): C waits behind B too. */
+void test_sim_no_backfill(void)
+{
+	struct sim_plan plan;
+	struct tb_scenario *sc;
+	struct sim_params p;
+	char err[256];
+
+	sc = scenario(TWO_LEAVES "job nodes=1\n");
+	sim_params_default(&p);
+	p.backfill = SIM_BF_NONE;
+	CHECK(!sim_plan_parse(HEAD JOB("A", "0", "100", "6", "0", "2")
+			      JOB("B", "1", "100", "8", "0", "10")
+			      JOB("C", "2", "50", "2", "0", "1"),
+			      "plan", 1, sc->topo, &plan, err, sizeof(err)));
+	CHECK(!sim_run(sc->topo, &plan, &p, err, sizeof(err)));
+	CHECK_NEAR(plan.jobs[2].start, 200);
+	sim_plan_free(&plan);
+	tb_scenario_free(sc);
+}
+
+/* SC18's Figure 2 tree (test_sc18.c): two pods of three 3-node leaves. */
+#define FIG2_TREE \
+	"switch podA parent core\nswitch podB parent core\n" \
+	"leaf a0 3 0 0 parent podA\nleaf a1 3 0 0 parent podA\n" \
+	"leaf a2 3 0 0 parent podA\nleaf b0 3 0 0 parent podB\n" \
+	"leaf b1 3 0 0 parent podB\nleaf b2 3 0 0 parent podB\n"
+
+/*
+ * isolated makes a job wait with enough nodes free: P takes 0-3, Q 9-12
+ * (tb-alloc on the same states: examples/sc18-wait.scenario), and at 10 the
+ * 4-node R finds 10 nodes free but no pod without a T2 job: it waits until
+ * Q ends at 500. firstfit starts it at once.
+ */
+void test_sim_isolated_waits(void)
+{
+	const char *jobs = HEAD JOB("P", "0", "1000", "4", "0", "20")
+		JOB("Q", "0", "500", "4", "0", "10")
+		JOB("R", "10", "100", "4", "0", "5");
+	struct sim_plan plan;
+	struct tb_scenario *sc;
+	struct sim_job *j = run(FIG2_TREE, jobs, TB_POLICY_ISOLATED, &plan,
+				&sc);
+
+	if (j) {
+		CHECK_EQ(j[0].alloc[0], 0);
+		CHECK_EQ(j[1].alloc[0], 9);
+		CHECK_NEAR(j[2].start, 500);
+		CHECK_EQ(j[2].used, TB_POLICY_ISOLATED);
+	}
+	sim_plan_free(&plan);
+	tb_scenario_free(sc);
+	j = run(FIG2_TREE, jobs, TB_POLICY_FIRSTFIT, &plan, &sc);
+	if (j)
+		CHECK_NEAR(j[2].start, 10);
+	sim_plan_free(&plan);
+	tb_scenario_free(sc);
+}
+
+/*
+ * The twin's choice is the library's on the same state: the jobs running
+ * when C starts, as a scenario's running lines (what `make alloc` reads),
+ * give tb_allocate_with the same nodes in the same rank order, and the
+ * twin's recorded cost is that allocation's Eq. 6 cost.
+ */
+#define FOUR_LEAVES \
+	"switch S1 parent top\nswitch S2 parent top\n" \
+	"leaf L1 4 0 0 parent S1\nleaf L2 4 0 0 parent S1\n" \
+	"leaf L3 4 0 0 parent S2\nleaf L4 4 0 0 parent S2\n"
+
+static void same_choice(enum tb_policy policy)
+{
+	struct sim_plan plan;
+	struct tb_scenario *sc, *alloc_sc;
+	struct sim_job *j = run(FOUR_LEAVES,
+				HEAD JOB("A", "0", "1000", "3", "1", "20")
+				JOB("B", "0", "1000", "2", "0", "20")
+				JOB("X", "0", "1000", "3", "1", "20")
+				JOB("C", "10", "100", "5", "1", "5"),
+				policy, &plan, &sc);
+	char text[1024], list[3][128];
+	int *alloc;
+	double cost;
+
+	if (!j) {
+		sim_plan_free(&plan);
+		tb_scenario_free(sc);
+		return;
+	}
+	for (int k = 0; k < 3; k++)
+		tb_format_index_list(j[k].alloc, j[k].nodes, list[k],
+				     sizeof(list[k]));
+	snprintf(text, sizeof(text), FOUR_LEAVES
+		 "running nodes=%s comm=1\nrunning nodes=%s comm=0\n"
+		 "running nodes=%s comm=1\njob nodes=5 comm=1 pattern=rd\n",
+		 list[0], list[1], list[2]);
+	alloc_sc = scenario(text);
+	alloc = calloc(5, sizeof(int));
+	CHECK(alloc != NULL);
+	CHECK_EQ(tb_allocate_with(policy, alloc_sc->topo, alloc_sc->occ,
+				  &alloc_sc->job, &alloc_sc->opts, alloc),
+		 TB_OK);
+	CHECK_NEAR(j[3].start, 10);
+	CHECK_EQ(j[3].used, policy);
+	for (int k = 0; k < 5; k++)
+		CHECK_EQ(j[3].alloc[k], alloc[k]);
+	CHECK(!tb_allocation_cost(alloc_sc->topo, alloc_sc->occ,
+				  &alloc_sc->job, alloc, &cost));
+	CHECK_NEAR(j[3].cost, cost);
+	free(alloc);
+	tb_scenario_free(alloc_sc);
+	sim_plan_free(&plan);
+	tb_scenario_free(sc);
+}
+
+void test_sim_choice_is_make_allocs(void)
+{
+	same_choice(TB_POLICY_GREEDY);
+	same_choice(TB_POLICY_BALANCED);
+	same_choice(TB_POLICY_ADAPTIVE);
+	same_choice(TB_POLICY_DEFAULT1905);
+}
+
+/* Eq. 7 at the start: the record's runtime is the library's, from the
+ * policy's and default1905's costs on the same state; a compute job keeps
+ * its runtime. */
+void test_sim_runtime_is_eq7(void)
+{
+	struct sim_plan plan;
+	struct tb_scenario *sc;
+	struct sim_job *j = run(FOUR_LEAVES,
+				HEAD JOB("A", "0", "1000", "3", "1", "20")
+				JOB("B", "0", "1000", "6", "1", "20")
+				JOB("C", "10", "100", "5", "1", "5")
+				JOB("D", "10", "100", "1", "0", "5"),
+				TB_POLICY_GREEDY, &plan, &sc);
+
+	if (j) {
+		CHECK_NEAR(j[2].runtime_scaled,
+			   tb_scaled_runtime(&j[2].job, 100, j[2].cost,
+					     j[2].cost_denominator));
+		CHECK_NEAR(j[2].end - j[2].start, j[2].runtime_scaled);
+		CHECK_NEAR(j[3].runtime_scaled, 100);
+	}
+	sim_plan_free(&plan);
+	tb_scenario_free(sc);
+}
+
+/* A bad plan is one line naming the file, the line and the value. */
+void test_sim_plan_errors(void)
+{
+	struct sim_plan plan;
+	struct tb_scenario *sc = scenario(TWO_LEAVES "job nodes=1\n");
+	char err[256];
+
+	CHECK(sim_plan_parse(HEAD JOB("A", "0", "100", "9", "0", "10"),
+			     "plan.tsv", 1, sc->topo, &plan, err,
+			     sizeof(err)));
+	CHECK(strstr(err, "plan.tsv:2: nodes '9'") != NULL);
+	CHECK(sim_plan_parse(HEAD JOB("A", "0", "100", "2", "0", "0"),
+			     "plan.tsv", 1, sc->topo, &plan, err,
+			     sizeof(err)));
+	CHECK(strstr(err, "limit_min '0'") != NULL);
+	CHECK(sim_plan_parse("log_id\toffset\n", "plan.tsv", 1, sc->topo,
+			     &plan, err, sizeof(err)));
+	CHECK(strstr(err, "no column 'runtime'") != NULL);
+	tb_scenario_free(sc);
+}

@@ -1,0 +1,64 @@
+"""make simulate (workloads/simulate.py): a log on the twin (tb-sim, built
+by make test before pytest) gives a replay's run directory that make
+report reads unchanged, marked simulated, with the twin's schedule."""
+
+import csv
+import json
+import os
+
+import pytest
+
+from metrics.report import report
+from workloads import simulate
+from workloads.registry import build_dir
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+@pytest.fixture
+def log(tmp_path):
+    """Six jobs for the 32-node tiny: a full-machine job first, so the
+    others wait for it (SWF, one core per node)."""
+    path = str(tmp_path / "six.swf")
+    jobs = [(0, 1000, 32), (10, 500, 8), (20, 500, 8), (30, 300, 16), (40, 100, 4),
+            (5000, 200, 2)]
+    with open(path, "w") as f:
+        f.write("; MaxNodes: 32\n; MaxProcs: 32\n")
+        for k, (submit, run, n) in enumerate(jobs):
+            f.write(f"{k + 1} {submit} 0 {run} {n} -1 -1 {n} {run * 2} -1 1 1 1 -1 1 -1 -1 -1\n")
+    return path
+
+
+@pytest.mark.skipif(not os.access(os.path.join(build_dir(ROOT), "tb-sim"), os.X_OK),
+                    reason="tb-sim not built (make -C plugins tools)")
+def test_a_simulated_run_is_a_replays_directory_and_says_so(log, tmp_path, capsys):
+    rc = simulate.main(["--cluster", "tiny", "--log", log, "--policy", "greedy", "--root", ROOT,
+                        "--results", str(tmp_path / "runs"), "--comm", "1"])
+    assert rc == 0
+    (run_id,) = os.listdir(tmp_path / "runs")
+    run_dir = str(tmp_path / "runs" / run_id)
+    for f in ("plan.tsv", "topology.json", "manifest.json", "sacct.json", "sim.tsv"):
+        assert os.path.exists(os.path.join(run_dir, f)), f
+    with open(os.path.join(run_dir, "manifest.json")) as f:
+        manifest = json.load(f)
+    assert manifest["engine"] == "sim" and manifest["finished"] and manifest["jobs"] == 6
+    with open(os.path.join(run_dir, "sim.tsv")) as f:
+        rows = {r["log_id"]: r for r in csv.DictReader(f, delimiter="\t")}
+    # The 32-node job holds the machine 0-1000; the next ones wait for it.
+    assert float(rows["1"]["start"]) == 0 and float(rows["1"]["end"]) == 1000
+    assert float(rows["2"]["start"]) == 1000
+    m, missing = report(run_dir, None, None)
+    assert not missing and m["jobs"] == 6 and m["valid"]
+    assert m["wait_mean_s"] == pytest.approx(
+        sum(float(r["start"]) - float(r["eligible"]) for r in rows.values()) / 6)
+    with open(os.path.join(run_dir, "summary.md")) as f:
+        assert "**Simulated:**" in f.read()
+
+
+def test_core_level_and_unknown_clusters_are_one_line(log, tmp_path, capsys):
+    base = ["--log", log, "--root", ROOT, "--results", str(tmp_path / "runs")]
+    assert simulate.main(base + ["--cluster", "atlantis"]) == 1
+    assert "unknown CLUSTER 'atlantis'" in capsys.readouterr().err
+    assert simulate.main(base + ["--cluster", "tiny", "--granularity", "core"]) == 1
+    assert "GRANULARITY=core" in capsys.readouterr().err
+    assert not os.path.exists(tmp_path / "runs") or not os.listdir(tmp_path / "runs")

@@ -1,0 +1,297 @@
+"""make simulate: a replay's plan run on the emulation's twin (tb-sim,
+plugins/sim) instead of the emulated cluster, in seconds.
+
+    python3 -m workloads.simulate --cluster NAME --log LOG --policy P [replay options]
+
+The plan is the replay's own (workloads/replay/plan.py, the same
+parameters from workloads/params.tsv); the cluster's topology.json is
+generated as `make up` would (emulated-clusters/generate.py, into
+build/sim/<cluster>/). The run directory is a replay's: plan.tsv,
+topology.json, manifest.json (engine "sim"), replay.log and a sacct.json
+made from tb-sim's jobs (sim.tsv) with the fields make report reads, so
+`make report` and `make compare` work on it unchanged.
+"""
+
+import csv
+import datetime
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+from workloads import logs
+from workloads.replay.cli import parse_args, shown, write_run_id
+from workloads.replay.errors import ReplayError
+from workloads.replay.matrix import comm_matrix
+from workloads.replay.plan import limit_grid, make_plan, place_occupying
+from workloads.replay.run_dir import (git_revision, log_line, new_run_id, write_atomic,
+                                      write_manifest, write_plan)
+from workloads.replay.slurm_io import run_facts
+from workloads.registry import build_dir
+
+# Slurm's sacct states of a simulated job's end (sim_out.c).
+STATES = ("COMPLETED", "TIMEOUT", "CANCELLED")
+SIM_T0 = 1e9
+
+
+def extra_args(ap):
+    ap.add_argument("--cluster", required=True, help="the machine: emulated-clusters/<name>")
+    ap.add_argument("--options", default="",
+                    help="the library's readings, ',' or ' ' between words (OPTIONS)")
+    ap.add_argument("--topologies-dir", default=os.environ.get("TOPOLOGIES_DIR", ""))
+    ap.add_argument("--backfill", default="slurm", choices=("slurm", "easy", "none"),
+                    help="slurm: every tested job reserves (Slurm 24.11); easy: the first")
+    ap.add_argument("--lag", type=float, default=0.0,
+                    help="log s every job runs past its runtime (the emulation's lag; SIM_LAG)")
+
+
+def generate_cluster(root, name, options, topologies_dir):
+    """The cluster's generated files (cluster.env, topology.json) as make
+    up writes them, each run in its own directory under build/sim/ (runs
+    side by side must not share one), removed after: (topology.json's
+    text, nodes, cores/node)."""
+    if not os.path.exists(os.path.join(root, "emulated-clusters", name + ".cluster")):
+        names = sorted(f[:-8] for f in os.listdir(os.path.join(root, "emulated-clusters"))
+                       if f.endswith(".cluster"))
+        raise ReplayError(f"unknown CLUSTER '{name}'; valid: {' '.join(names)}")
+    os.makedirs(os.path.join(root, "build", "sim"), exist_ok=True)
+    out = tempfile.mkdtemp(prefix=name + ".", dir=os.path.join(root, "build", "sim"))
+    try:
+        return _generated(root, name, out, options, topologies_dir)
+    finally:
+        shutil.rmtree(out, ignore_errors=True)
+
+
+def _generated(root, name, out, options, topologies_dir):
+    cmd = [sys.executable, os.path.join(root, "emulated-clusters", "generate.py"), name, out]
+    if topologies_dir:
+        cmd += ["--topologies-dir", topologies_dir]
+    if options:
+        cmd += ["--options", options]
+    r = subprocess.run(cmd, capture_output=True, text=True, check=False,
+                       env=dict(os.environ, PYTHONPATH=root))
+    if r.returncode != 0:
+        raise ReplayError(f"CLUSTER={name}: generate.py failed: "
+                          f"{(r.stderr or r.stdout).strip().splitlines()[-1:]}")
+    env = {}
+    with open(os.path.join(out, "cluster.env"), encoding="utf-8") as f:
+        for line in f:
+            k, _, v = line.strip().partition("=")
+            env[k] = v
+    nodes = int(env["NODES"])
+    with open(os.path.join(out, "topology.json"), encoding="utf-8") as f:
+        topology = f.read()
+    return topology, nodes, int(env.get("CORES", 0) or 0) // max(1, nodes)
+
+
+def write_matrices(path, plan, seed):
+    """Each communicating job's matrix, as the replay sends it
+    (slurm_io.job_fields): one line per job, "<log id>\\t<matrix>"."""
+    lines = [f"{p['log_id']}\t{comm_matrix(seed, p['log_id'], p.get('ranks') or p['nodes'], p['matrix_density'])}"
+             for p in plan if p["matrix_density"] > 0]
+    if not lines:
+        return None
+    write_atomic(path, "\n".join(lines) + "\n")
+    return path
+
+
+def admin_comment(row, plan_entry):
+    """The plugin's AdminComment (commtree_eval.c, _record) from tb-sim's
+    record: what make report reads."""
+    if row["recorded"] != "1":
+        return ""
+    parts = [f"policy={row['policy']}", f"comm={plan_entry['comm']}",
+             f"pattern={plan_entry['pattern']}",
+             f"comm_percent={plan_entry['comm_percent']:g}",
+             f"cost={row['cost']}", f"cost_default={row['cost_default']}"]
+    if row["policy"] != "default":
+        parts.append(f"cost_{row['policy']}={row['cost']}")
+    if row["denominator"] not in ("default", row["policy"]):
+        parts.append(f"cost_{row['denominator']}={row['cost_denominator']}")
+    parts += [f"denominator={row['denominator']}",
+              f"runtime_base={row['runtime_base']}", f"runtime_scaled={row['runtime_scaled']}"]
+    if row["runtime_fallback"]:
+        parts.append(f"runtime_fallback={row['runtime_fallback']}")
+    if plan_entry["matrix_density"] > 0:
+        ranks = plan_entry.get("ranks") or plan_entry["nodes"]
+        parts += [f"matrix_ranks={ranks}", f"hop_bytes={row['hop_bytes']}",
+                  f"hop_bytes_default={row['hop_bytes_default']}"]
+    if row["fallback"]:
+        parts.append(f"fallback={row['fallback']}")
+    parts.append("engine=sim")
+    return ";".join(parts)
+
+
+def sacct_doc(manifest, plan, rows, cores_of):
+    """sacct.json as collect() writes it, with the fields metrics/jobs.py
+    reads; times in Slurm seconds: t0 + log time / speedup."""
+    s, t0 = manifest["speedup"], manifest["t0"]
+    by_id = {p["log_id"]: p for p in plan}
+    order = {p["log_id"]: k for k, p in enumerate(plan)}
+    jobs = []
+    for r in rows:
+        p = by_id[r["log_id"]]
+        names = r["nodes"].split(",")
+        eligible, start, end = (t0 + float(r[k]) / s for k in ("eligible", "start", "end"))
+        jobs.append({
+            "job_id": order[r["log_id"]] + 1,
+            "name": f"{manifest['run_id']}:{r['log_id']}",
+            "nodes": r["nodes"], "allocation_nodes": len(names),
+            "comment": {"administrator": admin_comment(r, p), "job": "", "system": ""},
+            "time": {"eligible": eligible, "start": start, "end": end,
+                     "submission": eligible, "elapsed": round(end - start),
+                     "limit": {"set": True, "infinite": False, "number": p["limit_min"]}},
+            "state": {"current": [r["state"]], "reason": "None"},
+            "tres": {"allocated": [{"type": "cpu", "count": sum(cores_of.get(n, 0)
+                                                               for n in names)},
+                                   {"type": "node", "count": len(names)}]},
+            "partition": "main", "cluster": manifest["cluster"],
+        })
+    return {"jobs": sorted(jobs, key=lambda j: j["job_id"]),
+            "meta": {"engine": "sim", "tool": "tb-sim"},
+            "errors": [], "warnings": [], "testbed": run_facts(manifest, plan)}
+
+
+def read_sim(path):
+    with open(path, encoding="utf-8") as f:
+        rows = list(csv.DictReader(f, delimiter="\t"))
+    for r in rows:
+        if r["state"] not in STATES:
+            raise ReplayError(f"{path}: job {r['log_id']}: unknown state '{r['state']}'")
+    return rows
+
+
+def run_sim(tool, run_dir, args, manifest, matrices):
+    cmd = [tool, "--topology", os.path.join(run_dir, "topology.json"),
+           "--plan", os.path.join(run_dir, "plan.tsv"),
+           "--speedup", f"{manifest['speedup']:g}", "--policy", args.policy,
+           "--backfill", args.backfill, "--lag", f"{args.lag:g}",
+           # slurm.conf's scheduler times are Slurm seconds: log seconds
+           # x speedup under CLOCK=scaled (1 under the virtual clock, whose
+           # begin times keep t0's fraction: no tick).
+           "--bf-interval", f"{manifest['speedup']:g}",
+           "--bf-resolution", f"{manifest['speedup']:g}",
+           "--bf-window", f"{1440 * 60 * manifest['speedup']:g}",
+           "--tick", f"{manifest['speedup'] if manifest['clock'] != 'virtual' else 0:g}",
+           "--out", os.path.join(run_dir, "sim.tsv")]
+    if matrices:
+        cmd += ["--matrices", matrices]
+    words = args.options.replace(",", " ").strip()
+    if words:
+        cmd += ["--options", words]
+    t = time.monotonic()
+    try:
+        r = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    except OSError as e:
+        raise ReplayError(f"{tool}: {e.strerror}; build it with make -C plugins tools") from None
+    wall = time.monotonic() - t
+    if r.returncode != 0:
+        raise ReplayError((r.stderr.strip().splitlines() or [f"{tool} failed"])[-1])
+    return cmd, wall, r.stderr.strip()
+
+
+def simulate(args):
+    root = args.root
+    if args.lag < 0:
+        raise ReplayError(f"SIM_LAG={args.lag:g}: expected log seconds >= 0")
+    if args.resume:
+        raise ReplayError("RESUME: a simulation is not resumed; run it again (seconds)")
+    if getattr(args, "granularity", "node") == "core":
+        raise ReplayError("GRANULARITY=core: the twin models whole-node allocation only "
+                          "(core level: docs/simulator.md, what is left)")
+    if not args.log:
+        raise ReplayError(f"LOG is not set; valid: {' '.join(sorted(logs.NAMED_LOGS))}, "
+                          "or a path")
+    path, log_name = logs.resolve(args.log, args.workloads_dir)
+    log = logs.read(path)
+    topo_text, cluster_nodes, node_cores = generate_cluster(root, args.cluster, args.options,
+                                                       args.topologies_dir)
+    # The virtual clock runs Slurm in log seconds (speedup 1); CLOCK=scaled
+    # divides them by SPEEDUP (limits are Slurm minutes either way).
+    speedup = 1.0 if args.clock == "virtual" else args.speedup
+    plan, too_big = make_plan(args, log, log_name, cluster_nodes, speedup, node_cores)
+    prefill = [p for p in plan if p["prefill"]]
+    results = os.path.join(root, args.results)
+    os.makedirs(results, exist_ok=True)
+    run_id = new_run_id(results, log_name or "log", args.policy + "-sim")
+    run_dir = os.path.join(results, run_id)
+    os.mkdir(run_dir)
+    try:
+        write_atomic(os.path.join(run_dir, "topology.json"), topo_text)
+        if args.individual:
+            place_occupying(plan, os.path.join(run_dir, "topology.json"),
+                            os.path.join(build_dir(root), "tb-alloc"))
+        write_plan(os.path.join(run_dir, "plan.tsv"), plan)
+        manifest = {
+            "run_id": run_id, "cluster": args.cluster, "cluster_nodes": cluster_nodes,
+            "policy": args.policy, "log": log_name or os.path.abspath(path),
+            "log_file": os.path.basename(path), "log_format": log.format,
+            "first": args.first, "jobs": len(plan) - len(prefill),
+            "prefill": args.prefill, "prefill_jobs": len(prefill),
+            "prefill_nodes": sum(p["nodes"] for p in prefill),
+            "runtime_factor": args.runtime_factor,
+            "individual": args.individual, "occupy": args.occupy,
+            "skipped_no_runtime": log.skipped_no_runtime,
+            "skipped_too_big": len(too_big), "seed": args.seed,
+            "speedup": speedup, "clock": args.clock,
+            "clock_rate": args.speedup if args.clock == "virtual" else 1,
+            "limit_grid_s": limit_grid(args.limit_grid, speedup),
+            "comm": args.comm, "pattern": args.pattern, "ratio": args.ratio,
+            "sparsity": args.sparsity, "granularity": args.granularity,
+            "ta_speedup": args.ta_speedup,
+            "size_divisor": args.scale or logs.STUDY_SIZE_DIVISOR.get(log_name or "", 1),
+            "topology_sha256": hashlib.sha256(topo_text.encode("utf-8")).hexdigest(),
+            "git_revision": git_revision(root),
+            # What ran it: the twin, not Slurm (make report says so).
+            "engine": "sim", "simulated": True, "slurm_version": None,
+            "options": args.options or None,
+            # An origin that is not 0 (sacct's 0 is "not started"): the
+            # plan's offset 0 at 2001-09-09, in Slurm seconds.
+            "t0": SIM_T0,
+            "wall_start": datetime.datetime.now(datetime.timezone.utc).isoformat(),
+        }
+        write_manifest(run_dir, manifest)
+        if args.run_id_file:
+            write_run_id(args.run_id_file, run_id)
+        matrices = write_matrices(os.path.join(run_dir, "matrices.tsv"), plan, args.seed)
+        cmd, wall, said = run_sim(os.path.join(build_dir(root), "tb-sim"), run_dir, args,
+                                  manifest, matrices)
+        rows = read_sim(os.path.join(run_dir, "sim.tsv"))
+        with open(os.path.join(run_dir, "topology.json"), encoding="utf-8") as f:
+            cores_of = {n["name"]: int(n.get("cores", 0) or 0) for n in json.load(f)["nodes"]}
+        write_atomic(os.path.join(run_dir, "sacct.json"),
+                     json.dumps(sacct_doc(manifest, plan, rows, cores_of), indent=1))
+        manifest["sim"] = {"command": " ".join(os.path.relpath(c, root) if c.startswith(root)
+                                               else c for c in cmd),
+                           "backfill": args.backfill, "lag_s": args.lag,
+                           "wall_s": round(wall, 3),
+                           "said": said}
+        manifest["wall_end"] = datetime.datetime.now(datetime.timezone.utc).isoformat()
+        manifest["finished"] = len(rows) == len(plan)
+        write_manifest(run_dir, manifest)
+        log_line(run_dir, f"simulated by tb-sim in {wall:.2f} s: {len(rows)} jobs ({said})")
+    except BaseException:
+        shutil.rmtree(run_dir, ignore_errors=True)
+        raise
+    print(f"simulate {run_id}: {len(plan)} jobs of {path} on {args.cluster} under "
+          f"{args.policy}, simulated in {wall:.2f} s -> {shown(run_dir, root)}/")
+    return 0
+
+
+def main(argv):
+    try:
+        args = parse_args(argv, extra_args,
+                          "Run a job log on the emulation's twin (tb-sim).")
+        return simulate(args)
+    except (ReplayError, logs.LogError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.argv[0] = "python3 -m workloads.simulate"
+    sys.exit(main(sys.argv[1:]))
