@@ -199,6 +199,11 @@ def queue_state(container, run_id, shell=None):
         out = shell.run(command) if shell else ctl(container, command)
     except ReplayError:
         return None
+    return parse_queue(out, run_id)
+
+
+def parse_queue(out, run_id):
+    """queue_state's dict from squeue's lines (its format above)."""
     jobs = {}
     for line in out.splitlines():
         name, state, start, jid, reason = (line.split("|") + [""] * 4)[:5]
