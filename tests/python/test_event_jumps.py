@@ -161,6 +161,8 @@ def test_backfill_idle_nodes_and_the_queue_from_one_look():
     assert bf.active is False
     bf = parse_backfill("sdiag: error: Unable to contact slurm controller")
     assert (bf.cycles, bf.last_when, bf.active) == (None, None, None)
-    assert parse_idle("0\n12\n") == 12 and parse_idle("") is None
+    assert parse_idle("0\n12\nidle-known\n") == 12
+    # no idle node: sinfo prints nothing; sinfo failed: unknown
+    assert parse_idle("idle-known\n") == 0 and parse_idle("") is None
     queue = parse_queue("r1:7|RUNNING|1000|42|None\nother|PENDING|N/A|43|None\n", "r1")
     assert queue == {"7": ("RUNNING", 1000, None, None, "42", "None")}

@@ -252,6 +252,8 @@ def run_at_rate(args, run_dir, manifest, stopped, container, clock):
                                  f"at least {fmt_time(left)} left"
                                  f"{held_note(queued)}")
                         last_report = now
+                        if events is not None:
+                            log_line(run_dir, f"event jumps so far: {events.summary()}")
                     if finished:
                         break
                     if events is not None and guard.slow_since is None:

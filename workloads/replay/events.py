@@ -52,7 +52,7 @@ from .slurm_io import parse_queue
 LOOK = ("SLURM_TIME_FORMAT=%s squeue -h -o '%j|%T|%S|%i|%r'; echo '@@backfill'; "
         "sdiag | sed -n '/^Backfilling stats/,/^$/p' | "
         "grep -E '^Backfilling stats|Total cycles|Last cycle when'; "
-        "echo '@@idle'; sinfo -h -t idle -o %D")
+        "echo '@@idle'; sinfo -h -t idle -o %D && echo idle-known")
 # Seconds of Slurm's time added to the page's slice for the margin.
 MARGIN_EXTRA = 1.0
 # A jump shorter than this many wall seconds at the rate is not made: the
@@ -85,9 +85,11 @@ def parse_backfill(text):
 
 def parse_idle(text):
     """Idle nodes from sinfo's counts (one a partition: the largest,
-    partition main's, which has every node), None if there are none."""
-    counts = [int(x) for x in text.split() if x.isdigit()]
-    return max(counts) if counts else None
+    partition main's, which has every node; none at all: 0), None if
+    sinfo failed."""
+    if "idle-known" not in text:
+        return None
+    return max([int(x) for x in text.split() if x.isdigit()], default=0)
 
 
 def look(shell, run_id):
