@@ -268,6 +268,10 @@ def run_at_rate(args, run_dir, manifest, stopped, container, clock):
         submitters.close()
         if shell is not None:
             shell.close()
+        if events is not None:
+            # also for a stopped run: RESUME starts its own count
+            manifest["event_jumps"] = events.summary()
+            write_manifest(run_dir, manifest)
         if guard is not None:
             guard.stop()
             try:
@@ -275,7 +279,6 @@ def run_at_rate(args, run_dir, manifest, stopped, container, clock):
             except ReplayError as e:
                 log_line(run_dir, f"launch guard: could not restore the rate: {e}")
     if events is not None:
-        manifest["event_jumps"] = events.summary()
         manifest["clock_jumps"] = manifest.get("clock_jumps", 0) + events.jumps
         manifest["jumped_s"] = round(manifest.get("jumped_s", 0.0) + events.jumped_s, 3)
         log_line(run_dir, f"event jumps: {events.jumps}, {events.jumped_s:.0f} s skipped; "
