@@ -19,7 +19,7 @@ def jumps(begins=None, ends=None, nodes=None):
     """An EventJumps at rate 1000: begin times, runtimes, sizes by log id."""
     begins, ends, nodes = begins or {}, ends or {}, nodes or {}
     return EventJumps(RATE, CHECK_NS, begins.get,
-                      lambda log_id, start: start + ends[log_id], nodes.get)
+                      lambda log_id, start, jid: start + ends[log_id], nodes.get)
 
 
 def job(state, start=None, jid="1", reason=""):
@@ -166,3 +166,32 @@ def test_backfill_idle_nodes_and_the_queue_from_one_look():
     assert parse_idle("idle-known\n") == 0 and parse_idle("") is None
     queue = parse_queue("r1:7|RUNNING|1000|42|None\nother|PENDING|N/A|43|None\n", "r1")
     assert queue == {"7": ("RUNNING", 1000, None, None, "42", "None")}
+
+
+def test_a_job_ends_at_the_runtime_its_script_sleeps_not_the_plans(tmp_path):
+    """Under a policy that scales runtimes (greedy: Eq. 7) the script
+    sleeps the plugin's runtime, not the log's; a jump past the plan's end
+    would make such a job end late by the jump."""
+    from workloads import launch, vclock
+    from workloads.replay.driver import event_jumps
+    page = tmp_path / "clock"
+    page.write_bytes(vclock.PAGE.pack(vclock.MAGIC, vclock.VERSION, 0, 0, 0, 0, 0,
+                                      1000.0, CHECK_NS).ljust(4096, b"\0"))
+    started = tmp_path / "launched.tsv"
+    # the script's line: Slurm id, Slurm's start, its own start, its runtime
+    started.write_text("42\t1000.000\t1001.500\t700.000\n43\t1000\t1001\n")
+    guard = launch.LaunchGuard(str(started), 1000.0, lambda rate: None, lambda text: None)
+    guard.read()
+    assert guard.runtimes == {"42": 700.0}
+
+    class Clock:
+        rate = 1000.0
+
+    Clock.page = str(page)
+    plan = [{"log_id": 7, "offset": 0, "limit_min": 100, "nodes": 4},
+            {"log_id": 8, "offset": 0, "limit_min": 10, "nodes": 4}]
+    ej = event_jumps(plan, NOW, 1.0, Clock, {7: 1000.0, 8: 1000.0}, guard.runtimes)
+    assert ej.end_of(7, 1000, "42") == 1700.0      # the script's runtime
+    assert ej.end_of(7, 1000, "43") == 2000.0      # no runtime said: the plan's
+    assert ej.end_of(8, 1000, "44") == 1600.0      # the limit, if shorter
+    assert ej.margin == 51.0

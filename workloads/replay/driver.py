@@ -150,7 +150,7 @@ def run_at_rate(args, run_dir, manifest, stopped, container, clock):
         shell = Shell(container)
     events = None
     if clock.kind == "virtual" and args.idle_jumps and args.event_jumps:
-        events = event_jumps(plan, t0, speedup, clock, runtime_of)
+        events = event_jumps(plan, t0, speedup, clock, runtime_of, guard.runtimes)
         jump = jumper(container, clock)
     # Event jumps submit ahead of a jump's target, not only of now.
     horizon = 0.0
@@ -320,16 +320,19 @@ def submit_individual(submitters, plan, submitted, out, manifest, page):
             os.fsync(out.fileno())
 
 
-def event_jumps(plan, t0, speedup, clock, runtime_of):
+def event_jumps(plan, t0, speedup, clock, runtime_of, slept=None):
     """The run's EventJumps (events.py): begin times as job_fields sets
-    them, a job's end at its start + its runtime, or its limit if shorter."""
+    them, a job's end at its start + the runtime its script sleeps (the
+    plugin's scaled runtime, from the launch guard's file: `slept`, Slurm
+    id -> s; the plan's runtime where the script has not said), or its
+    limit if shorter."""
     begin = {p["log_id"]: math.floor(t0 + p["offset"] / speedup + 0.5) for p in plan}
     limit = {p["log_id"]: p["limit_min"] * 60.0 for p in plan}
     # Whole nodes (a job of cores shares them: unknown)
     nodes = {p["log_id"]: None if p.get("ranks") else p["nodes"] for p in plan}
 
-    def end_of(log_id, start):
-        run = runtime_of.get(log_id)
+    def end_of(log_id, start, jid=None):
+        run = (slept or {}).get(jid, runtime_of.get(log_id))
         cap = limit.get(log_id)
         if run is None and cap is None:
             return float("inf")

@@ -112,8 +112,8 @@ def margin(rate, check_ns):
 
 class EventJumps:
     """The decision, one look at a time. begin_of(log id) and
-    end_of(log id, Slurm's start) give a job's begin time and the end of
-    its run (Slurm's time); counts of why no jump was made go to `held`
+    end_of(log id, Slurm's start, Slurm id) give a job's begin time and the
+    end of its run (Slurm's time); counts of why no jump was made go to `held`
     (the manifest's event_jumps)."""
 
     def __init__(self, rate, check_ns, begin_of, end_of, nodes_of=None):
@@ -161,7 +161,7 @@ class EventJumps:
             if state == "RUNNING":
                 if not launched(jid):
                     return self._hold("launching")
-                end = self.end_of(log_id, start)
+                end = self.end_of(log_id, start, jid)
                 if end <= now:
                     return self._hold("ending")
                 events.append(end)
