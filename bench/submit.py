@@ -40,8 +40,10 @@ def main(argv):
     if sys.stdout.isatty():
         print("\r", end="")
     when = f"beginning {ahead} s later" if ahead else "eligible at once"
+    with open("/proc/loadavg", encoding="ascii") as f:
+        load = f.read().split()[0]
     print(f"{jobs} jobs {when}, {slurm_io.SUBMITTERS} submitters: {wall:.1f} s, "
-          f"{jobs / wall:.0f} submissions/s")
+          f"{jobs / wall:.0f} submissions/s (load average {load})")
     return 0
 
 

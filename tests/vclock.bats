@@ -143,6 +143,11 @@ container() {
 	check_run "$run" "" "$slack"
 	# The window's idle stretches were jumped over, and not its jobs.
 	[ "$(jq '.clock_jumps // 0' "$run/manifest.json")" -ge 1 ]
+	# Event jumps (EVENT_JUMPS=1, the default): the clock also jumped while
+	# jobs ran, to just before the next end or arrival, and still every job
+	# ran its runtime exactly (check_run above) and none launched late.
+	jq -e '.event_jumps.busy_jumps >= 1 and .launch.late_jobs == 0' "$run/manifest.json" >/dev/null ||
+		fail "event jumps: $(jq -c '{event_jumps, late: .launch.late_jobs}' "$run/manifest.json")"
 	# Every job's script told the launch guard when it began.
 	[ "$(jq '.launch.jobs' "$run/manifest.json")" = 12 ] ||
 		fail "launch: $(jq -c .launch "$run/manifest.json")"

@@ -107,6 +107,7 @@ class LaunchGuard:
         self.enabled = enabled and rate > GUARD_RATE
         self.offset = 0
         self.lags = {}  # Slurm job id -> launch lag (log s)
+        self.runtimes = {}  # Slurm job id -> the runtime its script sleeps
         self.slow_since = None
         self.slowdowns = 0
         self.slow_wall = 0.0
@@ -135,6 +136,12 @@ class LaunchGuard:
                 continue  # a torn or foreign line: no lag for that job
             if jid.isdigit() and start > 0:
                 self.lags.setdefault(jid, max(0.0, began - start))
+                # the runtime the script sleeps (Slurm s): the plugin's
+                # scaled one, which the plan does not know (event jumps)
+                try:
+                    self.runtimes[jid] = float(parts[3])
+                except (IndexError, ValueError):
+                    pass
 
     def ahead(self):
         """Log seconds ahead in which begin times keep the clock slow:

@@ -62,6 +62,19 @@ def read_page(path):
         os.close(fd)
 
 
+def check_ns(path):
+    """The page's check_ns: the longest real slice of a wait (the page's
+    layout above; its writer only ever changes it at init)."""
+    try:
+        with open(path, "rb") as f:
+            raw = f.read(PAGE.size)
+    except OSError as e:
+        raise ClockError(f"{path}: {e.strerror}") from None
+    if len(raw) < PAGE.size or PAGE.unpack(raw)[0] != MAGIC:
+        raise ClockError(f"{path}: not a clock page")
+    return PAGE.unpack(raw)[8]
+
+
 class Clock:
     """Slurm's time as the driver needs it.
 

@@ -554,6 +554,21 @@ static bool _test_only(topology_eval_t *te)
 }
 
 /*
+ * A job whose begin time is still ahead cannot start now, so an eval of it
+ * can only be a test: the test slurmctld makes at its submission (whether
+ * it could ever run). _test_only cannot tell that test from a start on an
+ * idle machine, and the record (every policy's decision and cost) was
+ * then computed at each submission of a replay, which submits its jobs
+ * ahead of their begin times: that record is the one its start writes
+ * again (issue 30: 21 submissions/s on curie).
+ */
+static bool _not_yet_eligible(job_record_t *job_ptr)
+{
+	return job_ptr->details && job_ptr->details->begin_time &&
+	       job_ptr->details->begin_time > time(NULL);
+}
+
+/*
  * The nodes a job needs: its node count, or, for a job sized by tasks or
  * CPUs (`sbatch -n 64` with no -N has req_nodes = 1), as many of the
  * largest usable nodes as its CPUs need. On machines of mixed node sizes
@@ -643,7 +658,7 @@ extern int commtree_eval(topology_eval_t *topo_eval,
 	 */
 	record = job_ptr->job_id && IS_JOB_PENDING(job_ptr) &&
 		 !(job_ptr->bit_flags & BACKFILL_TEST) &&
-		 !_test_only(topo_eval);
+		 !_not_yet_eligible(job_ptr) && !_test_only(topo_eval);
 	fallback = commtree_job_profile(job_ptr, &prof, false);
 	/* The TreeMatch policies place by the matrix, at every eval. */
 	if (!fallback)

@@ -192,7 +192,10 @@ bench_up() {
 		printf '# make up: seconds from containers started to all nodes idle, memory of the stack\n'
 		printf '# host: %s cores, %s MiB; %s\n' "$(nproc)" \
 			"$(awk '/MemTotal/ {printf "%d", $2 / 1024}' /proc/meminfo)" "$(date -u +%FT%TZ)"
-		printf '%-8s %7s %10s %10s %8s %11s\n' cluster nodes frontends emulators ready_s memory_mib
+		printf '# ready_s = compose_s (containers created and started) + nodes_s (front ends\n'
+		printf '# registering until every node is idle) + the policy check; load: 1-min average\n'
+		printf '%-8s %7s %10s %10s %8s %9s %7s %11s %6s\n' cluster nodes frontends emulators \
+			ready_s compose_s nodes_s memory_mib load
 	} | tee "$file"
 	for c in ${BENCH_CLUSTERS:-curie theta cori}; do
 		cmd_down >/dev/null
@@ -201,8 +204,9 @@ bench_up() {
 			# shellcheck source=/dev/null
 			. "$STATE_DIR/last-up.env"
 			# shellcheck disable=SC2153 # set by last-up.env
-			printf '%-8s %7s %10s %10s %8s %11s\n' "$CLUSTER" "$NODES" "$FRONTENDS" \
-				"$EMULATORS" "$READY_S" "$MEMORY_MIB"
+			printf '%-8s %7s %10s %10s %8s %9s %7s %11s %6s\n' "$CLUSTER" "$NODES" \
+				"$FRONTENDS" "$EMULATORS" "$READY_S" "${COMPOSE_S:-?}" "${NODES_S:-?}" \
+				"$MEMORY_MIB" "$(cut -d' ' -f1 /proc/loadavg)"
 		) | tee -a "$file"
 	done
 	cmd_down >/dev/null

@@ -70,6 +70,7 @@ def parse_args(argv, extra=None, description="Replay a job log on the running cl
     args.rerun_faulted = args.rerun_faulted == "1"
     args.strict = args.strict == "1"
     args.idle_jumps = int(args.idle_jumps)
+    args.event_jumps = int(args.event_jumps)
     args.launch_guard = int(args.launch_guard)
     if args.rerun_faulted and not args.resume:
         raise ReplayError("RERUN_FAULTED=1 needs RESUME=<run-id>: the run whose jobs "

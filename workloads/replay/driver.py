@@ -3,6 +3,7 @@ the services and the queue (launch guard, reservations, progress) and ends
 when every job of the plan has ended.
 """
 
+import math
 import os
 import re
 import time
@@ -10,8 +11,9 @@ import time
 from workloads import health, launch, vclock
 from .cluster import cluster_dir
 from .errors import ReplayError
-from .pacing import (due_soon, idle_jump, LOOK_EVERY, rate_setter, run_clock, SUBMIT_CHUNK,
-                     time_left)
+from .events import EventJumps, look
+from .pacing import (due_soon, idle_jump, jumper, LOOK_EVERY, rate_setter, run_clock,
+                     SUBMIT_CHUNK, time_left)
 from .progress import fmt_time, held_note, progress
 from .reruns import faulted, note_reruns, submit_reruns
 from .resume import reconcile, record_pause
@@ -147,6 +149,12 @@ def run_at_rate(args, run_dir, manifest, stopped, container, clock):
                            if p["log_id"] not in submitted and not p.get("chain")),
                     clock.now_and_rate)
         shell = Shell(container)
+    events = None
+    if clock.kind == "virtual" and args.idle_jumps and args.event_jumps:
+        events = event_jumps(plan, t0, speedup, clock, runtime_of, guard.runtimes)
+        jump = jumper(container, clock)
+    # Event jumps submit ahead of a jump's target, not only of now.
+    horizon = 0.0
     # PREFILL's first set is in no metric: once the window's jobs have all
     # ended, the first set's jobs still running are cancelled (end_prefill).
     prefill_of = {p["log_id"] for p in plan if p.get("prefill")}
@@ -171,7 +179,7 @@ def run_at_rate(args, run_dir, manifest, stopped, container, clock):
                 # seconds (25 s for 409 jobs under load), and the launch
                 # guard looks at the queue between two chunks.
                 while (i < len(plan) and len(due) < SUBMIT_CHUNK
-                       and t0 + plan[i]["offset"] / speedup <= now + lead):
+                       and t0 + plan[i]["offset"] / speedup <= max(now, horizon) + lead):
                     p = plan[i]
                     if p["log_id"] not in submitted:
                         due.append((i, p))
@@ -188,7 +196,7 @@ def run_at_rate(args, run_dir, manifest, stopped, container, clock):
                 # to notice the end, but the line is still printed at the
                 # reporting interval: a log of hours stays readable.
                 # Idle jumps: at most one queue check a wall second.
-                if (clock.kind == "virtual" and args.idle_jumps
+                if (clock.kind == "virtual" and args.idle_jumps and events is None
                         and time.monotonic() - last_jump_check >= 1.0):
                     last_jump_check = time.monotonic()
                     if idle_jump(container, clock, plan, i, t0, now, run_dir, manifest):
@@ -204,8 +212,11 @@ def run_at_rate(args, run_dir, manifest, stopped, container, clock):
                 sample = time.monotonic() - last_sample >= 1.0
                 guard_due = (guard is not None
                              and time.monotonic() - last_guard >= LOOK_EVERY)
-                if report or i >= len(plan) or sample or guard_due:
-                    queued = queue_state(container, run_id, shell)
+                if events is not None or report or i >= len(plan) or sample or guard_due:
+                    if events is not None:
+                        queued, backfill, idle = look(shell, run_id)
+                    else:
+                        queued = queue_state(container, run_id, shell)
                     if queued is None:
                         if report:
                             progress(f"replay {run_id}: the controller does not answer; waiting")
@@ -242,19 +253,37 @@ def run_at_rate(args, run_dir, manifest, stopped, container, clock):
                                  f"at least {fmt_time(left)} left"
                                  f"{held_note(queued)}")
                         last_report = now
+                        if events is not None:
+                            log_line(run_dir, f"event jumps so far: {events.summary()}")
                     if finished:
                         break
-                time.sleep(0.2 if i < len(plan) else LOOK_EVERY if guard else 1.0)
+                    if events is not None and guard.slow_since is None:
+                        target = event_jump(events, jump, guard, queued, backfill, idle,
+                                            plan, i, t0, speedup, lead, clock, run_dir)
+                        if target is not None:
+                            horizon = target
+                            continue
+                time.sleep(0.02 if events is not None
+                           else 0.2 if i < len(plan) else LOOK_EVERY if guard else 1.0)
     finally:
         submitters.close()
         if shell is not None:
             shell.close()
+        if events is not None:
+            # also for a stopped run: RESUME starts its own count
+            manifest["event_jumps"] = events.summary()
+            write_manifest(run_dir, manifest)
         if guard is not None:
             guard.stop()
             try:
                 guard.restore(time.monotonic())
             except ReplayError as e:
                 log_line(run_dir, f"launch guard: could not restore the rate: {e}")
+    if events is not None:
+        manifest["clock_jumps"] = manifest.get("clock_jumps", 0) + events.jumps
+        manifest["jumped_s"] = round(manifest.get("jumped_s", 0.0) + events.jumped_s, 3)
+        log_line(run_dir, f"event jumps: {events.jumps}, {events.jumped_s:.0f} s skipped; "
+                 f"held back: {events.summary()['held']}")
     if guard is not None:
         manifest["launch"] = guard.write(run_dir, {str(j): k for k, j in submitted.items()},
                                          runtime_of)
@@ -295,3 +324,48 @@ def submit_individual(submitters, plan, submitted, out, manifest, page):
             out.write(f"{p['log_id']} {jid}\n")
             out.flush()
             os.fsync(out.fileno())
+
+
+def event_jumps(plan, t0, speedup, clock, runtime_of, slept=None):
+    """The run's EventJumps (events.py): begin times as job_fields sets
+    them, a job's end at its start + the runtime its script sleeps (the
+    plugin's scaled runtime, from the launch guard's file: `slept`, Slurm
+    id -> s; the plan's runtime where the script has not said), or its
+    limit if shorter."""
+    begin = {p["log_id"]: math.floor(t0 + p["offset"] / speedup + 0.5) for p in plan}
+    limit = {p["log_id"]: p["limit_min"] * 60.0 for p in plan}
+    # Whole nodes (a job of cores shares them: unknown)
+    nodes = {p["log_id"]: None if p.get("ranks") else p["nodes"] for p in plan}
+
+    def end_of(log_id, start, jid=None):
+        run = (slept or {}).get(jid, runtime_of.get(log_id))
+        cap = limit.get(log_id)
+        if run is None and cap is None:
+            return float("inf")
+        return start + min(x for x in (run, cap) if x is not None)
+    return EventJumps(clock.rate, vclock.check_ns(clock.page), begin.get, end_of, nodes.get)
+
+
+def event_jump(events, jump, guard, queued, backfill, idle, plan, i, t0, speedup, lead,
+               clock, run_dir):
+    """One look's decision (EVENT_JUMPS): jumps the clock, or returns the
+    target the submissions must first reach (the plan's next jobs within
+    LEAD of it are submitted before the clock goes there); None when no
+    jump is due."""
+    with guard.lock:
+        guard.read()
+        launched = set(guard.lags) | guard.lost
+    now = clock.now()
+    nxt = t0 + plan[i]["offset"] / speedup if i < len(plan) else None
+    target = events.decide(now, queued, lambda jid: jid in launched, backfill, idle, nxt)
+    if target is None:
+        return None
+    if nxt is not None and nxt <= target + lead:
+        return target
+    try:
+        jump(target)
+    except ReplayError as e:
+        log_line(run_dir, f"event jump to {target:.0f} refused: {e}")
+        return None
+    events.jumped(now, target)
+    return None

@@ -78,20 +78,39 @@ LOOK_EVERY = 0.25
 DUE_GRACE = 3.0
 
 
-def rate_setter(container, clock):
-    """set_rate(rate) for the launch guard: tb-vclock on the page itself
-    where this container has it (the tools image: milliseconds), else
+def _page_writer(container, clock):
+    """write(verb, args, remote): tb-vclock on the page itself where this
+    container has it (the tools image: milliseconds), else `remote`
     through the controller's container (a docker exec)."""
     local = shutil.which("tb-vclock")
 
-    def set_rate(rate):
+    def write(verb, args, remote):
         if local and os.path.exists(clock.page):
-            r = subprocess.run([local, "set-rate", clock.page, f"{rate:g}"],
+            r = subprocess.run([local, verb, clock.page, *args],
                                capture_output=True, text=True)
             if r.returncode == 0:
                 return
-        ctl(container, vclock.set_rate_command(rate))
+        ctl(container, remote)
+    return write
+
+
+def rate_setter(container, clock):
+    """set_rate(rate) for the launch guard (_page_writer)."""
+    write = _page_writer(container, clock)
+
+    def set_rate(rate):
+        write("set-rate", [f"{rate:g}"], vclock.set_rate_command(rate))
     return set_rate
+
+
+def jumper(container, clock):
+    """jump(to) for the event jumps (_page_writer); ReplayError if the
+    clock is already past `to` (tb-vclock jumps forward only)."""
+    write = _page_writer(container, clock)
+
+    def jump(to):
+        write("jump", ["--to", f"{to:.3f}"], vclock.jump_command(to))
+    return jump
 
 
 def due_soon(plan, t0, speedup, now, ahead, queued, submitted):

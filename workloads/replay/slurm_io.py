@@ -173,12 +173,14 @@ def install_batch_script(container):
               "# is the submitter's, without the preload: it is set here, and the\n"
               "# job ends at its start + its runtime, so that launch latency\n"
               "# (wall time, hence many virtual seconds) is not added to it.\n"
-              "# Its start goes to the launch guard's file ($4, workloads/launch.py).\n"
+              "# Its start goes to the launch guard's file ($4, workloads/launch.py),\n"
+              "# with the runtime it sleeps in Slurm's time (the event jumps' job end).\n"
               "if [ -n \"${3:-}\" ]; then\n"
               "\texport LD_PRELOAD=/usr/local/lib/libtbvclock.so TB_VCLOCK_FILE=$3\n"
               "\tnow=$(date +%s.%N)\n"
-              "\t[ -z \"${4:-}\" ] || printf '%s\\t%s\\t%s\\n' \"${SLURM_JOB_ID:-}\" "
-              "\"${SLURM_JOB_START_TIME:-0}\" \"$now\" >> \"$4\" || true\n"
+              "\t[ -z \"${4:-}\" ] || printf '%s\\t%s\\t%s\\t%s\\n' \"${SLURM_JOB_ID:-}\" "
+              "\"${SLURM_JOB_START_TIME:-0}\" \"$now\" \"$(awk -v t=\"$t\" -v s=\"$1\" "
+              "'BEGIN {printf \"%.3f\", t / s}')\" >> \"$4\" || true\n"
               "\texec sleep \"$(awk -v t=\"$t\" -v s=\"$1\" -v st=\"${SLURM_JOB_START_TIME:-0}\" "
               "-v now=\"$now\" "
               "'BEGIN {d = t / s; if (st > 0) d = st + d - now; printf \"%.3f\", (d > 0 ? d : 0)}')\"\n"
@@ -199,6 +201,11 @@ def queue_state(container, run_id, shell=None):
         out = shell.run(command) if shell else ctl(container, command)
     except ReplayError:
         return None
+    return parse_queue(out, run_id)
+
+
+def parse_queue(out, run_id):
+    """queue_state's dict from squeue's lines (its format above)."""
     jobs = {}
     for line in out.splitlines():
         name, state, start, jid, reason = (line.split("|") + [""] * 4)[:5]
