@@ -96,6 +96,16 @@ def test_experiment_settings_are_the_tables_exp_rows_with_their_types():
             assert definition.WORD_PARAMS[name] == p.choices
 
 
+def test_every_kinds_list_is_declared_in_the_experiment_section():
+    """A kind's lists (LOADS=, APPS=, ...) are overrides scripts/experiment
+    passes on (workloads.experiment overrides): each is declared once."""
+    table = params.by_name()
+    for name in definition.override_names():
+        if name in ("CLUSTER", "POLICY", "PATTERN"):
+            continue
+        assert name in table and table[name].section == "experiment", name
+
+
 def test_make_help_prints_every_parameter_and_its_default():
     out = subprocess.run(["make", "-s", "-C", ROOT, "help"], capture_output=True,
                          text=True, check=True).stdout

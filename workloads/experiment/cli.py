@@ -2,6 +2,7 @@
 of runs one needs, and the table that sets our results beside the paper's.
 
     python3 -m workloads.experiment list [--dir DIR]
+    python3 -m workloads.experiment overrides
     python3 -m workloads.experiment plan NAME --id ID --out EXP_DIR [--dir DIR] [--set K=V ...]
     python3 -m workloads.experiment table EXP_DIR [--plots]
     python3 -m workloads.experiment table --def NAME|FILE [--set K=V ...] --out DIR RUN_DIR ...
@@ -21,7 +22,8 @@ import os
 import sys
 
 from .definition import ROOT
-from .definition import apply_overrides, find_definition, list_names, parse_definition
+from .definition import apply_overrides, find_definition, list_names, override_names
+from .definition import parse_definition
 from .errors import ExperimentError
 from .planning import plan
 from .results import build_table
@@ -32,6 +34,7 @@ def main(argv):
     sub = ap.add_subparsers(dest="cmd", required=True)
     ls = sub.add_parser("list")
     ls.add_argument("--dir", default=os.path.join(ROOT, "experiments"))
+    sub.add_parser("overrides")
     p = sub.add_parser("plan")
     p.add_argument("name")
     p.add_argument("--id", required=True)
@@ -51,6 +54,10 @@ def main(argv):
             for name in list_names(args.dir):
                 d = parse_definition(os.path.join(args.dir, name + ".exp"))
                 print(f"{name:22s} {d.description}")
+        elif args.cmd == "overrides":
+            # What a command line may override besides the settings: read
+            # by scripts/experiment, so a new kind's lists need no line there.
+            print("\n".join(override_names()))
         elif args.cmd == "plan":
             d = find_definition(args.name, args.dir)
             apply_overrides(d, args.set)

@@ -64,6 +64,12 @@ def kind_list_names():
     return [key.upper() for key in list_keys()]
 
 
+def override_names():
+    """Every variable of a command line that apply_overrides takes besides
+    the settings (params.tsv's exp = 1) and FULL."""
+    return ["CLUSTER", "BASELINE", "LOGS"] + list(list_overrides())
+
+
 DEFAULT_CITATION = "Agrawal et al., ICPP-W 2020"
 
 
