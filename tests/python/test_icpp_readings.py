@@ -175,6 +175,13 @@ def test_readings_plan_one_baseline_per_sizes_and_limits_then_table3_per_reading
     with pytest.raises(ExperimentError, match=r"table3_readings 'halved/none/taken': expected"):
         parse_reading("halved/none/taken")
     assert ranks_of("eq3=pair,ranks=authors") == "authors" and ranks_of("") == "taken"
+    # LOGS= narrowing the logs leaves out the readings of the others.
+    d = parse_definition(os.path.join(ROOT, "experiments", "icpp-readings.exp"))
+    apply_overrides(d, ["LOGS=theta", "FULL=1"])
+    assert {r["log"] for r in planned_runs(d)} == {"theta"}
+    with pytest.raises(ExperimentError, match=r"'authors/none/authors@thta': thta is not a "
+                       r"named log"):
+        apply_overrides(d, ["TABLE3_READINGS=authors/none/authors@thta"])
 
 
 def test_readings_table_sets_baselines_table3_and_cost_ratios(tmp_path, fixtures):

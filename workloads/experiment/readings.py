@@ -35,6 +35,7 @@ import datetime
 import math
 import statistics
 
+from workloads.logs import NAMED_LOGS
 from .errors import check_names, ExperimentError
 from .kind import Kind
 from .tables import change, fmt, ordering, pace_text
@@ -66,10 +67,11 @@ def validate_readings(d, where):
     check_names("size_readings", d.size_readings, list(SIZES), where)
     check_names("limit_readings", d.limit_readings, list(LIMITS), where)
     for r in table3_list(d):
+        # '@<log>' of a log LOGS= left out is skipped, an unknown one refused.
         log = parse_reading(r, where)[3]
-        if log and log not in d.logs:
-            raise ExperimentError(f"{where}table3_readings '{r}': {log} is not one of "
-                                  f"the logs {' '.join(d.logs)}")
+        if log and log not in NAMED_LOGS:
+            raise ExperimentError(f"{where}table3_readings '{r}': {log} is not a named "
+                                  f"log ({' '.join(NAMED_LOGS)})")
     for log in d.logs:
         p = d.params_of(log)
         for k in ("SIZES", "LIMITS"):
