@@ -254,7 +254,11 @@ copy_matrices() {
 		if [[ $path != /* ]] || [ ! -f "$path" ]; then continue; fi
 		[ -n "$ctl" ] || ctl=$(ctld_container)
 		[ -n "$ctl" ] || die "no controller container is running"
-		docker exec "$ctl" mkdir -p "$(dirname "$path")"
-		docker cp -q "$path" "$ctl:$path" || die "--comm-matrix=$path: cannot copy it into the controller"
+		# Through docker exec, not docker cp -q: the Docker of Debian
+		# bookworm (20.10, make setup's) has no cp -q. The file read is
+		# the host's, the one written the container's.
+		# shellcheck disable=SC2094
+		docker exec -i "$ctl" sh -c 'mkdir -p "$(dirname "$1")" && cat >"$1"' _ "$path" <"$path" ||
+			die "--comm-matrix=$path: cannot copy it into the controller"
 	done < <(xargs -n1 printf '%s\n' <<<"$1" 2>/dev/null || true)
 }
