@@ -102,3 +102,17 @@ tofa-greedy nodes=0-3 map=0,1,2,3 cost=203 hops=3 abort=0.02"
 	assert_failure
 	assert_output "error: zz-torus-test: torus 8x8x4: 256 nodes, the definition has 64"
 }
+
+@test "make alloc: fallback=window (ours) takes the window with the fewest risky nodes" {
+	local f=$BATS_TEST_TMPDIR/window.scenario
+	printf 'torus 12 1 1\nrisky 0,3,6,9\nedge 0 1 1\nedge 1 2 1\nedge 2 3 1\njob nodes=4\noptions mapper=exact\n' >"$f"
+	run "$ROOT/build/c/tb-alloc" "$f" tofa
+	assert_success
+	assert_output "tofa nodes=0-3 map=0,1,2,3 cost=203 hops=3 abort=0.0396 fallback"
+	run "$ROOT/build/c/tb-alloc" --options fallback=window "$f" tofa
+	assert_success
+	assert_output "tofa nodes=1-4 map=1,2,3,4 cost=203 hops=3 abort=0.02 fallback=window"
+	run "$ROOT/build/c/tb-alloc" --options fallback=nearest "$f" tofa
+	assert_failure
+	assert_output --partial "fallback: expected all or window, got 'nearest'"
+}

@@ -110,3 +110,25 @@ def test_cli_refuses_unknown_graph(tmp_path, capsys):
     assert tg.main(["--out", str(tmp_path), "npb-dt-a"]) == 2
     assert "graph 'npb-dt-a'" in capsys.readouterr().err
     assert not os.listdir(tmp_path)
+
+
+@pytest.mark.parametrize("name", tg.GRAPHS)
+def test_job_files_are_the_generators(name):
+    fs = tg.read_f(GRAPHS_DIR)
+    with open(os.path.join(GRAPHS_DIR, f"{name}.jobs"), encoding="utf-8") as f:
+        assert f.read() == tg.jobs_text(name, fs[name][0])
+
+
+def test_job_file_reads_as_the_studys_format():
+    from workloads import logs
+    log = logs.read(os.path.join(GRAPHS_DIR, "npb-dt-c-85.jobs"))
+    assert log.format == "study" and len(log.jobs) == tg.INSTANCES
+    assert {j.nodes for j in log.jobs} == {85} and {j.comm for j in log.jobs} == {1}
+    starts = [j.submit for j in log.jobs]
+    assert all(b - a == tg.GAP_S for a, b in zip(starts, starts[1:]))
+
+
+def test_f_table_errors(tmp_path):
+    (tmp_path / tg.F_TABLE).write_text("npb-dt-c-85\t1.5\tnothing\n")
+    with pytest.raises(ValueError, match=r"tofa-f.tsv:1: expected"):
+        tg.read_f(str(tmp_path))
