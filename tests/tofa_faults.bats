@@ -9,7 +9,8 @@
 #             4,3,2,1, whose route 3 -> 4 passes t000: requeued once,
 #             though t000 is none of its nodes (L272-275)
 #   seed 36:  Nf = t002; default takes t000-t003: requeued once (its node)
-#   seed 217: Nf = t040, on no route of the job: not requeued
+#   seed 217: Nf = t040, on no route of the job (tofa: window 0-3): not
+#             requeued
 
 setup_file() {
 	load helpers
@@ -69,7 +70,8 @@ COMPLETED 0:0 t[001-004] 1"
 	run run_faults tofa 217
 	assert_success
 	run attempts chain4-nf1-tofa
-	assert_output "COMPLETED 0:0 t[001-004] 0"
+	# Nf = t040 leaves the first window clean: nodes 0-3.
+	assert_output "COMPLETED 0:0 t[000-003] 0"
 	# t040 did fail (set DOWN and resumed once the job had ended).
 	run jq -c '.[] | [.failed, .aborted]' "$(newest chain4-nf1-tofa)/events.json"
 	assert_output '[["t040"],false]'

@@ -254,8 +254,10 @@ class Batches:
         return nf_nodes, ids
 
 
+# AdminComment last: the controller's record of the attempt (runtime_scaled,
+# the run time the runtime model gave it; tofa_hops, tofa_abort, ...).
 SACCT_FIELDS = ("JobID", "JobName", "State", "ExitCode", "Start", "End", "ElapsedRaw",
-                "NodeList", "Restarts")
+                "NodeList", "Restarts", "AdminComment")
 
 
 def sacct_attempts(shell, ids):
@@ -265,7 +267,7 @@ def sacct_attempts(shell, ids):
         out = shell.run(f"sacct -D -X -n -P -j {','.join(ids[k:k + 200])} "
                         f"-o {','.join(SACCT_FIELDS)} -S 2000-01-01")
         for line in out.splitlines():
-            parts = line.split("|")
+            parts = line.split("|", len(SACCT_FIELDS) - 1)
             if len(parts) == len(SACCT_FIELDS):
                 rows.append(dict(zip(SACCT_FIELDS, parts)))
     return rows
@@ -274,6 +276,18 @@ def sacct_attempts(shell, ids):
 def epoch(text):
     return datetime.datetime.fromisoformat(text).replace(
         tzinfo=datetime.timezone.utc).timestamp()
+
+
+def record_number(row, key):
+    """A number of the attempt's record (AdminComment 'k=v;...'), 0 if none."""
+    for kv in (row.get("AdminComment") or "").split(";"):
+        k, _, v = kv.partition("=")
+        if k == key:
+            try:
+                return float(v)
+            except ValueError:
+                return 0.0
+    return 0.0
 
 
 def summarize(attempts, batches, instances):
@@ -297,6 +311,10 @@ def summarize(attempts, batches, instances):
             "aborted_instances": len({r["instance"] for r in aborted}),
             "completion_s": sum(int(r["ElapsedRaw"] or 0) for r in ended),
             "span_s": (max(ends) - min(starts)) if starts and ends else 0,
+            # The run times the controller gave the attempts (the runtime
+            # model's, from the record): what they slept, without the
+            # emulator's launch and end lag that ElapsedRaw adds.
+            "modelled_s": round(sum(record_number(r, "runtime_scaled") for r in ended), 3),
         })
     return out
 

@@ -59,8 +59,13 @@ def test_summarize_counts_attempts_aborts_and_times():
     b0, b1 = tf.summarize(rows, [0, 1], 2)
     # Batch 0: 3 attempts, the aborted one counted whole (L686-688).
     assert b0 == {"batch": 0, "instances": 2, "completed": 2, "attempts": 3, "aborts": 1,
-                  "other_ends": 0, "aborted_instances": 1, "completion_s": 90, "span_s": 92.0}
+                  "other_ends": 0, "aborted_instances": 1, "completion_s": 90, "span_s": 92.0,
+                  "modelled_s": 0}
     assert b1["attempts"] == 1 and b1["aborts"] == 0 and b1["completion_s"] == 20
+    # The record's runtime_scaled, summed over the attempts.
+    rows[0]["AdminComment"] = "policy=tofa;runtime_scaled=29.5;tofa_hops=4"
+    rows[1]["AdminComment"] = "policy=tofa;runtime_scaled=30"
+    assert tf.summarize(rows, [0], 2)[0]["modelled_s"] == 59.5
 
 
 def write_run(runs_dir, rid, app, nf, policy, batches):
@@ -72,7 +77,8 @@ def write_run(runs_dir, rid, app, nf, policy, batches):
     (d / "manifest.json").write_text(json.dumps(m))
     (d / "batches.json").write_text(json.dumps([
         {"batch": k, "instances": n, "completed": n, "attempts": n + ab, "aborts": ab,
-         "other_ends": 0, "aborted_instances": ab, "completion_s": s, "span_s": s}
+         "other_ends": 0, "aborted_instances": ab, "completion_s": s, "span_s": s,
+         "modelled_s": s - 10}
         for k, (s, ab, n) in enumerate(batches)]))
     return str(d)
 
@@ -125,9 +131,11 @@ def test_the_table_by_hand(tmp_path):
     # of the sums (700-540)/700 = 22.857 %.
     assert "| 0 | 400 | 300 | 1 | 0 | 25.0 |" in md
     assert "| 1 | 300 | 240 | 0 | 0 | 20.0 |" in md
-    assert "| tofa | 22.5 | 31 | 22.9 | 0.0 | 2 | 0.0 | 20 | 20 |" in md
+    # Modelled run times 10 s below: (390-290)/390 and (290-230)/290,
+    # mean 23.2 %.
+    assert "| tofa | 22.5 | 31 | 22.9 | 23.2 | 0.0 | 2 | 0.0 | 20 | 20 |" in md
     # default: 1 of 20 instances aborted, 1 abort in 21 attempts.
-    assert "| default | (baseline) |  |  | 5.0 | 7.4 | 4.8 | 20 | 21 |" in md
+    assert "| default | (baseline) |  |  |  | 5.0 | 7.4 | 4.8 | 20 | 21 |" in md
     assert "tofa's batch time below default's in 2 of 2 batches" in md
     assert "tofa's abort ratio 0.0 % below default's 5.0 %" in md
     assert "default's abort ratio 5.0 % against the paper's 7.4 %: 2.4 points (NOT within 1.5)" in md
