@@ -4,7 +4,7 @@
 # NeDD, Random and No-Congestor; each application job sleeps the runtime
 # NeDD's model gave it (its record's runtime_scaled, runtime_model=nedd),
 # and the table has the kind's sections with a row per application and
-# strategy. About 12 minutes on a loaded machine (three dfly bring-ups).
+# strategy. About 15 minutes on a loaded machine (three dfly bring-ups).
 
 setup() {
 	load helpers
@@ -26,15 +26,17 @@ setup() {
 	grep -qF '## Insensitive applications against No-Congestor' "$dir/table.md"
 	assert_equal "$(($(wc -l <"$dir/table.csv") - 1))" 6
 	# The congestor's run: each application job's record has the NeDD
-	# model, and its sleep (sacct's end - start) is the modelled runtime
-	# give or take the emulation's launch and completion lag (10 % here).
+	# model, and its sleep (sacct's end - start) is at least the modelled
+	# runtime (miniMD's is 4 to 5 x its T0 of 100 s, so a job sleeping T0
+	# fails), late by the emulation's completion lag: at rate 100 on a
+	# loaded machine up to 200 s was measured (docs/results/2026-11-26-nedd.md).
 	rd=$(ls -d "$dir"/runs/*-nedd)
 	jq -e '[.jobs[] | select(.name | test("-1-(miniMD|HPCG)$"))] | length == 2' "$rd/sacct.json"
 	jq -e '[.jobs[] | select(.name | test("-1-(miniMD|HPCG)$"))
 		| (.comment.administrator | capture("runtime_scaled=(?<s>[0-9.]+);runtime_model=nedd").s
 		   | tonumber) as $s
 		| (.time.end - .time.start) as $t
-		| ($t >= $s - 1 and $t <= 1.1 * $s + 5)] | all' "$rd/sacct.json" ||
+		| ($t >= $s - 1 and $t <= $s + 400)] | all' "$rd/sacct.json" ||
 		fail "sleeps off the model: $(jq -c '.jobs[] | [.name, .time.end - .time.start, .comment.administrator]' "$rd/sacct.json" | grep -o 'runtime_scaled=[0-9.]*' )"
 	# miniMD slowed by the congestor, HPCG hardly (sigma, nedd_runtime.c).
 	jq -e '[.jobs[] | select(.name | test("-1-miniMD$")) | .comment.administrator

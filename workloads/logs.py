@@ -197,7 +197,8 @@ NEDD_HEADER = ["Job_name", "Submit", "Runtime", "Nodes", "Requested", "App", "Pr
 
 def read_nedd(path):
     """`Job_name Submit Runtime Nodes Requested App Prefill Placement`: the
-    job's application (NeDD's profile table, or gpcnet), whether it is in
+    job's application (NeDD's profile table, gpcnet, or - for none: no
+    traffic), whether it is in
     no figure (the congestor: 1), and its placement (`-`, or tb-submit's
     nodelist=<hostlist>, exclude=<hostlist> and dependency=, where @<name>
     stands for the Slurm id of the list's job of that name). In submission
@@ -240,7 +241,7 @@ def read_nedd(path):
             last = submit
             log.jobs.append(Job(log_id=name, submit=submit, runtime=runtime, nodes=nodes,
                                 procs=None, requested_time=requested, comm=0,
-                                comm_percent=0, pattern="rd", app=app,
+                                comm_percent=0, pattern="rd", app="" if app == "-" else app,
                                 placement="" if placement == "-" else placement,
                                 prefill=prefill))
     return log

@@ -70,11 +70,19 @@ def test_job_list_chains_each_lane_by_dependencies(tmp_path):
     assert by["r01-miniMD-1-miniMD"].placement.startswith("exclude=d[00,12-")
     assert all("d[00" not in j.placement and ",00" not in j.placement for j in cong)
     assert by["r01-miniMD-gpcnet"].placement != by["r02-miniMD-gpcnet"].placement
-    # Without the congestor: the jobs alone, spaced in time.
+    # Without the congestor: the jobs, each repetition after the last
+    # one's and a wait on the control node with no application.
     lines = nedd_jobs.job_list(topo(), [("miniMD",)], 2, (12, 4, 3), 100, False, 0)
     assert sum(1 for x in lines if "gpcnet" in x) == 0
-    subs = [float(x.split()[1]) for x in lines[2:]]
-    assert subs[0] == nedd_jobs.LEAD_S and subs[1] - subs[0] > 7 * 100
+    path.write_text("\n".join(lines) + "\n")
+    by = {j.log_id: j for j in logs.read(str(path)).jobs}
+    assert list(by) == ["r01-miniMD-1-miniMD", "r01-miniMD-wait", "r02-miniMD-1-miniMD",
+                        "r02-miniMD-wait"]
+    assert (by["r01-miniMD-wait"].app, by["r01-miniMD-wait"].prefill) == ("", 1)
+    assert by["r01-miniMD-wait"].placement == \
+        "nodelist=d00;dependency=afterany:@r01-miniMD-1-miniMD"
+    assert by["r02-miniMD-1-miniMD"].placement.endswith(";dependency=afterany:@r01-miniMD-wait")
+    assert by["r01-miniMD-wait"].runtime >= 120
     # A pair: both jobs after the congestor, in the pair's order.
     lines = nedd_jobs.job_list(topo(), [("miniMD", "MILC")], 1, (12, 4, 3), 100, True, 0)
     assert [x.split()[0] for x in lines[2:]] == ["r01-miniMD_MILC-gpcnet",

@@ -40,6 +40,8 @@ LEAD_S = 180
 # time limit): the runtime model's largest factor on Cori's lanes is about
 # 1 + 18.2 (0.867 x 0.146 + 0.133 x 1.0) = 5.7, with the jitter 5.8.
 LIMIT_FACTOR = 7
+# No-Congestor's wait between repetitions: the window and a margin.
+WAIT_S = 130
 
 
 def hostlist(names):
@@ -118,19 +120,19 @@ def job_list(topo, items, reps, setup, t0, congestor, seed):
     next repetition's congestor afterany: this one's jobs and congestor.
     The congestor runs until its jobs' time limit could be reached. All
     are submitted at once (@<name> stands for that job's Slurm id).
-    Without it (No-Congestor) the repetitions are spaced in time, each
-    job's traffic out of the next one's window."""
+    Without it (No-Congestor) each repetition follows the last one's jobs
+    and a wait of WAIT_S on the control node, their traffic out of the
+    next one's window."""
     n, c, m = setup
     width = max(len(i) for i in items)
     if n - 1 - c < width * m:
         raise ExperimentError(f"setup N={n} C={c} M={m}: {n - 1 - c} nodes left for "
                               f"{width} job(s) of {m}")
     congestor_s = 120 + LIMIT_FACTOR * t0 + 30
-    period = LEAD_S + LIMIT_FACTOR * t0 + 60
     lane_nodes, all_nodes = lanes(topo, len(items), n)
     lines = ["# nedd-jobs (workloads/experiment/nedd_jobs.py): "
              f"N={n} C={c} M={m} T0={t0:g} reps={reps} congestor={int(congestor)} "
-             f"seed={seed}" + ("" if congestor else f" period={period:g}"),
+             f"seed={seed}",
              "Job_name Submit Runtime Nodes Requested App Prefill Placement"]
     jobs = []
     for k, item in enumerate(items):
@@ -156,10 +158,18 @@ def job_list(topo, items, reps, setup, t0, congestor, seed):
                                     f"{exclude};dependency=after:@{tag}-gpcnet+2"))
                 before = [f"{tag}-gpcnet"] + names
             else:
+                # Each repetition after the last one's jobs and a wait on
+                # the control node (no application, no traffic) as long as
+                # the window, so that their traffic is out of it.
+                after = (";dependency=afterany:" + ":".join("@" + x for x in before)
+                         if before else "")
                 for name, app in zip(names, item):
-                    jobs.append((rep * period + LEAD_S,
-                                 f"{name} {rep * period + LEAD_S:g} {t0:g} {m} "
-                                 f"{LIMIT_FACTOR * t0:g} {app} 0 {exclude}"))
+                    jobs.append((0, f"{name} 0 {t0:g} {m} {LIMIT_FACTOR * t0:g} {app} 0 "
+                                    f"{exclude}{after}"))
+                jobs.append((0, f"{tag}-wait 0 {WAIT_S:g} 1 {WAIT_S:g} - 1 "
+                                f"nodelist={lane[0]};dependency=afterany:"
+                                + ":".join("@" + x for x in names)))
+                before = [f"{tag}-wait"]
     # In submission order (a stable sort: each lane's jobs in the order
     # their dependencies need, the pair's in its priority order).
     return lines + [x for _, x in sorted(jobs, key=lambda j: j[0])]
