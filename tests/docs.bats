@@ -60,10 +60,17 @@ if what == "links":
             elif anchor and path.endswith(".md") and anchor not in anchors(path):
                 print(f"{rel(page)}: {target}: no heading #{anchor} in {rel(path)}")
 elif what == "unlinked":
-    linked = {path for _, path, _ in links(pages[0])}
+    # Reachable from the README through links between pages (the results
+    # index lists the dated pages, so the README stays short).
+    seen, todo = {pages[0]}, [pages[0]]
+    while todo:
+        for _, path, _ in links(todo.pop()):
+            if path.endswith(".md") and path not in seen and os.path.exists(path):
+                seen.add(path)
+                todo.append(path)
     for page in pages[1:]:
-        if page not in linked:
-            print(f"{rel(page)} is not linked from README.md")
+        if page not in seen:
+            print(f"{rel(page)} is not reachable from README.md")
 elif what == "tables":
     # A table moved in pieces loses its header or separator, or a cell.
     for page in pages:
@@ -140,7 +147,7 @@ EOF
 	[ "$n" -le 250 ] || fail "README.md has $n lines; move the detail to a page under docs/"
 }
 
-@test "every page under docs/ is linked from the README" {
+@test "every page under docs/ is reachable from the README" {
 	run docs_py unlinked
 	assert_success
 	assert_output ""
