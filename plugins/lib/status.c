@@ -12,3 +12,14 @@ const char *tb_status_str(enum tb_status s)
 	}
 	return "?";
 }
+
+const char *tb_status_fallback(enum tb_status s)
+{
+	switch (s) {
+	case TB_ENOSPACE: return "policy_no_space";
+	case TB_ETOOBIG: return "policy_too_big";
+	case TB_ENOMEM: return "policy_no_memory";
+	case TB_EWAIT: return "policy_wait";
+	default: return "policy_refused";
+	}
+}

@@ -14,4 +14,9 @@ enum tb_status {
 
 const char *tb_status_str(enum tb_status s);
 
+/* The record's word for a policy's refusal when Slurm's own choice placed
+ * the job instead ("policy_no_space", ...): the plugin and the simulator
+ * write the same word. */
+const char *tb_status_fallback(enum tb_status s);
+
 #endif

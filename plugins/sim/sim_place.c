@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "sim.h"
+#include "../lib/runtime_law.h"
 #include "../lib/treematch.h"
 
 /* The running jobs' part (occupancy `job` ids and busy-comm) is kept by
@@ -78,22 +79,6 @@ void sim_release(struct sim *s, int idx, int moved)
 	}
 }
 
-static const char *status_fallback(enum tb_status st)
-{
-	switch (st) {
-	case TB_ENOSPACE:
-		return "policy_no_space";
-	case TB_ETOOBIG:
-		return "policy_too_big";
-	case TB_ENOMEM:
-		return "policy_no_memory";
-	case TB_EWAIT:
-		return "policy_wait";
-	default:
-		return "policy_refused";
-	}
-}
-
 enum sim_try sim_place(struct sim *s, struct sim_job *j,
 		       const struct sim_bits *free, int *alloc,
 		       enum tb_policy *used, const char **fallback)
@@ -127,7 +112,7 @@ enum sim_try sim_place(struct sim *s, struct sim_job *j,
 			*used = p->policy;
 			return SIM_PLACED;
 		}
-		*fallback = status_fallback(st);
+		*fallback = tb_status_fallback(st);
 	}
 	st = tb_allocate_with(TB_POLICY_DEFAULT, s->t, s->occ, &j->job,
 			      &p->opts, alloc);
@@ -181,13 +166,15 @@ int sim_record(struct sim *s, struct sim_job *j, const struct sim_bits *free)
 		j->cost_denominator = j->cost_default;
 	else
 		cost_of(s, j, denom, &j->cost_denominator, &hop_denom);
-	if (tb_policy_has(j->used, TB_TRAIT_MATRIX) && j->matrix && j->job.comm)
-		j->runtime_scaled = tb_treematch_runtime_why(
-			j->runtime, j->job.comm_fraction, j->hop_bytes,
-			j->hop_bytes_default, &j->runtime_why);
-	else
-		j->runtime_scaled = tb_scaled_runtime_why(
-			&j->job, j->runtime, j->cost, j->cost_denominator,
-			&j->runtime_why);
+	{
+		struct tb_runtime_costs rc = {
+			j->cost, j->cost_denominator, j->hop_bytes,
+			j->hop_bytes_default
+		};
+
+		j->runtime_scaled = tb_tree_runtime_why(
+			j->used, &j->job, j->matrix != NULL, j->runtime,
+			j->job.comm_fraction, &rc, &j->runtime_why);
+	}
 	return 0;
 }

@@ -41,6 +41,7 @@
 #include "commtree_eval.h"
 #include "../lib/cost.h"
 #include "../lib/matrix.h"
+#include "../lib/runtime_law.h"
 #include "../lib/options.h"
 #include "../lib/policy.h"
 #include "../lib/profile.h"
@@ -383,17 +384,16 @@ static void _record(job_record_t *job_ptr, enum tb_policy policy,
 					     prof->comm_fraction, tofa_hops,
 					     tofa_c0, &why);
 		runtime_model = "tofa";
-	} else if (tb_policy_has(policy, TB_TRAIT_MATRIX) && matrix &&
-		   job->comm)
-		scaled = tb_treematch_runtime_why(prof->runtime,
-						  prof->comm_fraction,
-						  hop_bytes[policy],
-						  hop_bytes[TB_POLICY_DEFAULT],
-						  &why);
-	else
-		scaled = tb_scaled_runtime_why(job, prof->runtime,
-					       cost[policy],
-					       cost[denominator], &why);
+	} else {
+		struct tb_runtime_costs rc = {
+			cost[policy], cost[denominator], hop_bytes[policy],
+			hop_bytes[TB_POLICY_DEFAULT]
+		};
+
+		scaled = tb_tree_runtime_why(policy, job, matrix != NULL,
+					     prof->runtime,
+					     prof->comm_fraction, &rc, &why);
+	}
 	/* The nodes Slurm gave, for NeDD's runtime model and record. */
 	for (int i = 0; (i = bit_ffs_from_bit(node_map, i)) >= 0; i++)
 		if (i < topo_of_count && topo_of[i] >= 0)
@@ -607,22 +607,6 @@ static bool _must_wait(enum tb_policy policy, enum tb_status st,
 	       (st == TB_EWAIT || st == TB_ENOSPACE) && !_test_only(te);
 }
 
-static const char *_status_fallback(enum tb_status st)
-{
-	switch (st) {
-	case TB_ENOSPACE:
-		return "policy_no_space";
-	case TB_ETOOBIG:
-		return "policy_too_big";
-	case TB_ENOMEM:
-		return "policy_no_memory";
-	case TB_EWAIT:
-		return "policy_wait";
-	default:
-		return "policy_refused";
-	}
-}
-
 extern int commtree_eval(topology_eval_t *topo_eval,
 			 commtree_tree_eval_t tree_eval)
 {
@@ -728,7 +712,7 @@ extern int commtree_eval(topology_eval_t *topo_eval,
 			return SLURM_ERROR;
 		}
 		if (st != TB_OK) {
-			fallback = _status_fallback(st);
+			fallback = tb_status_fallback(st);
 		} else if (!(saved = commtree_save_state(topo_eval, &state))) {
 			fallback = "gres";
 		} else {

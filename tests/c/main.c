@@ -12,6 +12,8 @@ static const struct tb_test tb_tests[] = {
 	T(test_deeper_tree_contention),
 	T(test_runtime_model),
 	T(test_runtime_model_missing_cost),
+	T(test_runtime_law_choice),
+	T(test_status_fallback_words),
 	T(test_table2_balanced),
 	T(test_balanced_reverse_pass_and_compute_order),
 	T(test_default_best_fit),

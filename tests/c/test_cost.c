@@ -5,6 +5,8 @@
 #include "check.h"
 #include "cost.h"
 #include "helpers.h"
+#include "runtime_law.h"
+#include "status.h"
 #include "tests.h"
 #include "treematch.h"
 
@@ -140,4 +142,48 @@ void test_runtime_model_missing_cost(void)
 	CHECK_NEAR(tb_treematch_runtime_why(100, 0.4, 330, NAN, &why), 100);
 	CHECK_EQ(why, TB_RUNTIME_NO_DENOMINATOR);
 	CHECK_NEAR(tb_treematch_runtime(100, 0.4, NAN, 660), 100);
+}
+
+/*
+ * The law a job's runtime follows (runtime_law.h), shared by the plugin and
+ * the simulator: TreeMatch's for a matrix policy's communicating job with a
+ * matrix (hop-bytes ratio), Eq. 7 otherwise (cost ratio), none for a
+ * compute job. T = 100, share 0.5: hop-bytes 30 over 60 gives 75; cost 12
+ * over 8 gives 125.
+ */
+void test_runtime_law_choice(void)
+{
+	struct tb_job comm = { .nodes = 4, .comm = 1, .comm_fraction = 0.5 };
+	struct tb_job compute = { .nodes = 4, .comm = 0,
+				  .comm_fraction = 0.5 };
+	struct tb_runtime_costs c = { 12, 8, 30, 60 };
+	enum tb_runtime_fallback why = TB_RUNTIME_NO_COST;
+
+	CHECK_NEAR(tb_tree_runtime_why(TB_POLICY_TM_A, &comm, true, 100, 0.5,
+				       &c, &why), 75);
+	CHECK_EQ(why, TB_RUNTIME_MODELLED);
+	/* No matrix: a TreeMatch policy's job has no hop-bytes, Eq. 7. */
+	CHECK_NEAR(tb_tree_runtime_why(TB_POLICY_TM_A, &comm, false, 100, 0.5,
+				       &c, NULL), 125);
+	/* An ICPP policy with a matrix still follows Eq. 7. */
+	CHECK_NEAR(tb_tree_runtime_why(TB_POLICY_GREEDY, &comm, true, 100,
+				       0.5, &c, NULL), 125);
+	CHECK_NEAR(tb_tree_runtime_why(TB_POLICY_TM_A, &compute, true, 100,
+				       0.5, &c, NULL), 100);
+	/* A missing hop-bytes figure is named, as Eq. 7's missing cost. */
+	c.hop_bytes = NAN;
+	CHECK_NEAR(tb_tree_runtime_why(TB_POLICY_TM_A, &comm, true, 100, 0.5,
+				       &c, &why), 100);
+	CHECK_EQ(why, TB_RUNTIME_NO_COST);
+}
+
+/* The record's word for a refusal Slurm's own choice stood in for: the
+ * plugin and the simulator write the same one. */
+void test_status_fallback_words(void)
+{
+	CHECK(!strcmp(tb_status_fallback(TB_ENOSPACE), "policy_no_space"));
+	CHECK(!strcmp(tb_status_fallback(TB_ETOOBIG), "policy_too_big"));
+	CHECK(!strcmp(tb_status_fallback(TB_ENOMEM), "policy_no_memory"));
+	CHECK(!strcmp(tb_status_fallback(TB_EWAIT), "policy_wait"));
+	CHECK(!strcmp(tb_status_fallback(TB_EINVAL), "policy_refused"));
 }

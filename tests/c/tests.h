@@ -9,6 +9,8 @@ void test_figure5_cost_per_pattern(void);
 void test_deeper_tree_contention(void);
 void test_runtime_model(void);
 void test_runtime_model_missing_cost(void);
+void test_runtime_law_choice(void);
+void test_status_fallback_words(void);
 void test_table2_balanced(void);
 void test_balanced_reverse_pass_and_compute_order(void);
 void test_default_best_fit(void);
