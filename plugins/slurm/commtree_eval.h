@@ -109,4 +109,21 @@ extern void commtree_nedd_record(char **text, enum tb_policy policy,
 				 const struct tb_options *opts,
 				 const int *alloc, int n);
 
+/* --- TOFA (commtree_tofa.c) --------------------------------------------- */
+
+struct tb_matrix;
+/* On a torus, the record's TOFA fields into *text for the ranks as they
+ * run (rank_nodes: the policy's map when Slurm gave its nodes, else NULL:
+ * Slurm's nodes in index order); *hops (the runtime model's C) and *c0
+ * (default's on the empty torus), NaN when missing. */
+extern void commtree_tofa_record(const struct commtree_model *md,
+				 job_record_t *job_ptr, char **text,
+				 enum tb_policy policy,
+				 const struct tb_options *opts,
+				 const struct tb_occupancy *occ,
+				 const struct tb_job *job,
+				 const struct tb_matrix *matrix,
+				 bitstr_t *node_map, const int *rank_nodes,
+				 double *hops, double *c0);
+
 #endif
