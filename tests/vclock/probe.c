@@ -107,16 +107,35 @@ static int64_t sec_arg(const char *s)
 
 static int cmd_pair(void)
 {
-	/* Virtual and real read back to back; real first, so that a reader
-	 * comparing two processes can extrapolate to a common real instant. */
-	int64_t r = real_ns(CLOCK_REALTIME);
-	int64_t v = virt_ns(CLOCK_REALTIME);
-	int64_t m = real_ns(CLOCK_MONOTONIC);
-	int64_t vm = virt_ns(CLOCK_MONOTONIC);
+	/*
+	 * Virtual and real read back to back, bracketed by two real monotonic
+	 * readings m0, m1: m is their midpoint, so a reader comparing two
+	 * processes can extrapolate to a common real instant. A process
+	 * preempted inside the bracket would add rate x the preemption to
+	 * that comparison (1.3 ms virtual at rate 100 seen under a load of
+	 * two test suites): of 200 tries the tightest bracket is kept, and
+	 * its width printed (w=, real ns).
+	 */
+	int64_t best = INT64_MAX, r = 0, v = 0, m = 0, vm = 0;
 
-	printf("r=%lld v=%lld m=%lld vm=%lld t=%lld\n", (long long) r,
+	for (int i = 0; i < 200; i++) {
+		int64_t m0 = real_ns(CLOCK_MONOTONIC);
+		int64_t r1 = real_ns(CLOCK_REALTIME);
+		int64_t v1 = virt_ns(CLOCK_REALTIME);
+		int64_t vm1 = virt_ns(CLOCK_MONOTONIC);
+		int64_t m1 = real_ns(CLOCK_MONOTONIC);
+
+		if (m1 - m0 < best) {
+			best = m1 - m0;
+			r = r1;
+			v = v1;
+			vm = vm1;
+			m = m0 + (m1 - m0) / 2;
+		}
+	}
+	printf("r=%lld v=%lld m=%lld vm=%lld t=%lld w=%lld\n", (long long) r,
 	       (long long) v, (long long) m, (long long) vm,
-	       (long long) time(NULL));
+	       (long long) time(NULL), (long long) best);
 	return 0;
 }
 
