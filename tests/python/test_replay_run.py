@@ -16,7 +16,7 @@ from workloads.replay.errors import ReplayError
 from workloads.replay.pacing import time_left
 from workloads.replay.progress import held_note
 from workloads.replay.resume import mark_stopped, reconcile, record_pause, stopped_at
-from workloads.replay.run_dir import read_submitted, write_manifest
+from workloads.replay.run_dir import read_reruns, read_submitted, write_manifest
 
 
 def test_a_pause_is_measured_from_when_the_driver_stopped_and_late_jobs_are_named(tmp_path):
@@ -67,6 +67,23 @@ def test_a_submitted_tsv_cut_short_by_a_full_disk_is_read_and_repaired(tmp_path)
     plan = [{"log_id": str(i)} for i in (11, 12, 13, 14)]
     assert sorted(read_submitted(str(f), plan).items()) == [("11", 101)]
     assert f.read_text() == "11 101\n"
+
+
+def test_a_rerun_tsv_cut_short_is_read_and_repaired_as_submitted_tsv_is(tmp_path):
+    f = tmp_path / "rerun.tsv"
+    # Kept: 11's first and second attempts. Dropped: a glued line, attempt
+    # 0, a repeated (id, attempt), a log id outside the plan, a cut-off end.
+    f.write_text("11 1 201\n11 2 202\n12 1 2013 1 203\n12 0 204\n11 1 999\n"
+                 "77 1 207\n14 1 20")
+    plan = [{"log_id": str(i)} for i in (11, 12, 13, 14)]
+    assert read_reruns(str(f), plan) == {("11", 1): 201, ("11", 2): 202}
+    assert f.read_text() == "11 1 201\n11 2 202\n"
+    intact = tmp_path / "intact.tsv"
+    intact.write_text("13 1 5\n")
+    before = os.stat(intact).st_mtime_ns
+    assert read_reruns(str(intact), plan) == {("13", 1): 5}
+    assert os.stat(intact).st_mtime_ns == before
+    assert read_reruns(str(tmp_path / "absent.tsv"), plan) == {}
 
 
 def test_a_lookup_the_controller_does_not_answer_is_waited_for_never_taken_for_absent(

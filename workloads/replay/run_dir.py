@@ -71,11 +71,13 @@ def read_plan(path):
 
 # --- running ----------------------------------------------------------------------
 
-def read_submitted(path, plan):
-    """submitted.tsv as {log id: job id}. A write cut short (a full disk)
-    can leave a partial last line, and later appends glued to it: lines
-    that are not a planned log id and a job id are dropped, and the file
-    is rewritten without them; reconcile() then finds those jobs in Slurm."""
+def _read_ids(path, plan, key_fields):
+    """{key: job id} from lines of `key_fields` words (a planned log id,
+    then positive attempt numbers) and a job id. A write cut short (a full
+    disk) can leave a partial last line, and later appends glued to it:
+    lines that are not such a key and a job id, or repeat a key, are
+    dropped, and the file is rewritten without them; reconcile() then finds
+    those jobs in Slurm. A key of one field is the log id itself."""
     done, bad = {}, 0
     if not os.path.exists(path):
         return done
@@ -83,35 +85,32 @@ def read_submitted(path, plan):
     with open(path, encoding="utf-8", errors="replace") as f:
         for line in f:
             parts = line.split()
-            if (line.endswith("\n") and len(parts) == 2 and parts[0] in planned
-                    and parts[1].isdigit() and parts[0] not in done):
-                done[parts[0]] = int(parts[1])
-            else:
+            key = None
+            if (line.endswith("\n") and len(parts) == key_fields + 1
+                    and parts[0] in planned
+                    and all(w.isdigit() and int(w) > 0 for w in parts[1:key_fields])
+                    and parts[-1].isdigit()):
+                key = (parts[0],) + tuple(int(w) for w in parts[1:key_fields])
+                key = key[0] if key_fields == 1 else key
+            if key is None or key in done:
                 bad += 1
+            else:
+                done[key] = int(parts[-1])
     if bad:
-        write_atomic(path, "".join(f"{k} {v}\n" for k, v in done.items()))
+        write_atomic(path, "".join(
+            " ".join(str(w) for w in ((k,) if key_fields == 1 else k)) + f" {v}\n"
+            for k, v in done.items()))
     return done
+
+
+def read_submitted(path, plan):
+    """submitted.tsv as {log id: job id} (lines cut short: _read_ids)."""
+    return _read_ids(path, plan, 1)
 
 
 def read_reruns(path, plan):
-    """rerun.tsv as {(log id, attempt): job id}; lines cut short are
-    dropped as in read_submitted."""
-    done, bad = {}, 0
-    if not os.path.exists(path):
-        return done
-    planned = {p["log_id"] for p in plan}
-    with open(path, encoding="utf-8", errors="replace") as f:
-        for line in f:
-            parts = line.split()
-            if (line.endswith("\n") and len(parts) == 3 and parts[0] in planned
-                    and parts[1].isdigit() and int(parts[1]) > 0 and parts[2].isdigit()
-                    and (parts[0], int(parts[1])) not in done):
-                done[(parts[0], int(parts[1]))] = int(parts[2])
-            else:
-                bad += 1
-    if bad:
-        write_atomic(path, "".join(f"{k} {n} {v}\n" for (k, n), v in done.items()))
-    return done
+    """rerun.tsv as {(log id, attempt): job id} (lines cut short: _read_ids)."""
+    return _read_ids(path, plan, 2)
 
 
 def append_synced(path, lines):
