@@ -26,16 +26,25 @@ import time
 from workloads import logs
 from workloads.replay.cli import parse_args, shown, write_run_id
 from workloads.replay.errors import ReplayError
+from workloads.replay.manifest import run_manifest
 from workloads.replay.matrix import comm_matrix
-from workloads.replay.plan import limit_grid, make_plan, place_occupying
-from workloads.replay.run_dir import (git_revision, log_line, new_run_id, write_atomic,
-                                      write_manifest, write_plan)
+from workloads.replay.plan import make_plan, place_occupying
+from workloads.replay.run_dir import (log_line, new_run_id, write_atomic, write_manifest,
+                                      write_plan)
 from workloads.replay.slurm_io import run_facts
 from workloads.registry import build_dir
 
 # Slurm's sacct states of a simulated job's end (sim_out.c).
 STATES = ("COMPLETED", "TIMEOUT", "CANCELLED")
 SIM_T0 = 1e9
+
+
+def twin_engine():
+    """The manifest's engine fields for a run on the twin (manifest.py):
+    what ran it, not Slurm (make report says so), and an origin t0 that is
+    not 0 (sacct's 0 is "not started"): the plan's offset 0 at 2001-09-09,
+    in Slurm seconds."""
+    return {"engine": "sim", "simulated": True, "slurm_version": None, "t0": SIM_T0}
 
 
 def extra_args(ap):
@@ -214,7 +223,6 @@ def simulate(args):
     # divides them by SPEEDUP (limits are Slurm minutes either way).
     speedup = 1.0 if args.clock == "virtual" else args.speedup
     plan, too_big = make_plan(args, log, log_name, cluster_nodes, speedup, node_cores)
-    prefill = [p for p in plan if p["prefill"]]
     results = os.path.join(root, args.results)
     os.makedirs(results, exist_ok=True)
     run_id = new_run_id(results, log_name or "log", args.policy + "-sim")
@@ -226,34 +234,14 @@ def simulate(args):
             place_occupying(plan, os.path.join(run_dir, "topology.json"),
                             os.path.join(build_dir(root), "tb-alloc"))
         write_plan(os.path.join(run_dir, "plan.tsv"), plan)
-        manifest = {
+        manifest = run_manifest(args, {
             "run_id": run_id, "cluster": args.cluster, "cluster_nodes": cluster_nodes,
-            "policy": args.policy, "log": log_name or os.path.abspath(path),
-            "log_file": os.path.basename(path), "log_format": log.format,
-            "first": args.first, "jobs": len(plan) - len(prefill),
-            "prefill": args.prefill, "prefill_jobs": len(prefill),
-            "prefill_nodes": sum(p["nodes"] for p in prefill),
-            "runtime_factor": args.runtime_factor,
-            "individual": args.individual, "occupy": args.occupy,
-            "skipped_no_runtime": log.skipped_no_runtime,
-            "skipped_too_big": len(too_big), "seed": args.seed,
-            "speedup": speedup, "clock": args.clock,
+            "path": path, "log_name": log_name, "log": log, "plan": plan,
+            "too_big": too_big, "speedup": speedup, "clock": args.clock,
             "clock_rate": args.speedup if args.clock == "virtual" else 1,
-            "limit_grid_s": limit_grid(args.limit_grid, speedup),
-            "comm": args.comm, "pattern": args.pattern, "ratio": args.ratio,
-            "sparsity": args.sparsity, "granularity": args.granularity,
-            "ta_speedup": args.ta_speedup,
-            "size_divisor": args.scale or logs.STUDY_SIZE_DIVISOR.get(log_name or "", 1),
-            "topology_sha256": hashlib.sha256(topo_text.encode("utf-8")).hexdigest(),
-            "git_revision": git_revision(root),
-            # What ran it: the twin, not Slurm (make report says so).
-            "engine": "sim", "simulated": True, "slurm_version": None,
             "options": args.options or None,
-            # An origin that is not 0 (sacct's 0 is "not started"): the
-            # plan's offset 0 at 2001-09-09, in Slurm seconds.
-            "t0": SIM_T0,
-            "wall_start": datetime.datetime.now(datetime.timezone.utc).isoformat(),
-        }
+            "topology_sha256": hashlib.sha256(topo_text.encode("utf-8")).hexdigest()},
+            twin_engine)
         write_manifest(run_dir, manifest)
         if args.run_id_file:
             write_run_id(args.run_id_file, run_id)

@@ -42,6 +42,8 @@ def test_a_simulated_run_is_a_replays_directory_and_says_so(log, tmp_path, capsy
     with open(os.path.join(run_dir, "manifest.json")) as f:
         manifest = json.load(f)
     assert manifest["engine"] == "sim" and manifest["finished"] and manifest["jobs"] == 6
+    # The replay's readings too (one builder: test_run_manifest.py).
+    assert (manifest["sizes"], manifest["limits"], manifest["matrix"]) == ("logged", "ours", None)
     with open(os.path.join(run_dir, "sim.tsv")) as f:
         rows = {r["log_id"]: r for r in csv.DictReader(f, delimiter="\t")}
     # The 32-node job holds the machine 0-1000; the next ones wait for it.

@@ -16,11 +16,11 @@ from workloads import faults, logs, ta_speedup, vclock
 from .cluster import cluster_options, cluster_facts, current_cluster, keep_topology, topology_sha256
 from .driver import run
 from .errors import ReplayError
+from .manifest import run_manifest
 from .matrix import file_matrix
-from .plan import limit_grid, make_plan, PATTERNS, place_occupying
+from .plan import make_plan, PATTERNS, place_occupying
 from .resume import mark_stopped, stopped_at
-from .run_dir import (git_revision, log_line, new_run_id, resume_hint, write_manifest,
-                      write_plan)
+from .run_dir import log_line, new_run_id, resume_hint, write_manifest, write_plan
 from .slurm_io import collect, controller, ctl
 from .. import params
 from ..registry import RegistryError, build_dir, policy_names
@@ -186,6 +186,14 @@ def check(args, results):
     return 0
 
 
+def slurm_engine(container, clock):
+    """The manifest's engine fields for a run on Slurm (manifest.py): its
+    version, and the run's origin t0 on the clock, five paces ahead so that
+    the first submission is not late."""
+    return {"slurm_version": ctl(container, "sinfo --version").strip(),
+            "t0": clock.now() + 5 * clock.pace}
+
+
 def write_run_id(path, run_id):
     """RUN_ID_FILE: the new run's id, written whole (make experiment waits
     for it rather than reading the replay's output)."""
@@ -246,41 +254,13 @@ def main(argv):
             except ReplayError:
                 shutil.rmtree(run_dir, ignore_errors=True)
                 raise
-            manifest = {
+            manifest = run_manifest(args, {
                 "run_id": run_id, "cluster": cluster, "cluster_nodes": cluster_nodes,
-                "policy": args.policy, "log": log_name or os.path.abspath(path),
-                "log_file": os.path.basename(path), "log_format": log.format,
-                # jobs: the window's; the prefill's are counted apart.
-                "first": args.first, "jobs": len(plan) - len(prefill),
-                "prefill": args.prefill, "prefill_jobs": len(prefill),
-                "prefill_nodes": sum(p["nodes"] for p in prefill),
-                "runtime_factor": args.runtime_factor,
-                # INDIVIDUAL: the drawn jobs, run one at a time on OCCUPY
-                # of the nodes held by the occupying (prefill) jobs.
-                "individual": args.individual, "occupy": args.occupy,
-                "skipped_no_runtime": log.skipped_no_runtime,
-                "skipped_too_big": len(too_big), "seed": args.seed,
-                # log seconds per Slurm second: SPEEDUP, or 1 under the
-                # virtual clock, whose rate is clock_rate
-                "speedup": clock.speedup, "clock": clock.kind,
-                "clock_rate": clock.rate,
-                "limit_grid_s": limit_grid(args.limit_grid, clock.speedup),
-                "comm": args.comm, "pattern": args.pattern,
-                "ratio": args.ratio, "sparsity": args.sparsity, "matrix": args.matrix,
-                "granularity": args.granularity,
-                "ta_speedup": args.ta_speedup,
-                "size_divisor": (1 if args.sizes == "authors" else
-                                 args.scale or logs.STUDY_SIZE_DIVISOR.get(log_name or "", 1)),
-                # The ICPP-W readings (docs/readings.md): sizes, limits,
-                # and the cluster's library options (ranks=, ...).
-                "sizes": args.sizes, "limits": args.limits,
-                "options": cluster_options(args.root),
-                "topology_sha256": topology_sha,
-                "git_revision": git_revision(args.root),
-                "slurm_version": ctl(container, "sinfo --version").strip(),
-                "t0": clock.now() + 5 * clock.pace,
-                "wall_start": datetime.datetime.now(datetime.timezone.utc).isoformat(),
-            }
+                "path": path, "log_name": log_name, "log": log, "plan": plan,
+                "too_big": too_big, "speedup": clock.speedup, "clock": clock.kind,
+                "clock_rate": clock.rate, "options": cluster_options(args.root),
+                "topology_sha256": topology_sha},
+                lambda: slurm_engine(container, clock))
             write_manifest(run_dir, manifest)
             if args.run_id_file:
                 write_run_id(args.run_id_file, run_id)
