@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "sim.h"
+#include "../lib/node_index.h"
 #include "../lib/textfile.h"
 
 enum col {
@@ -56,20 +57,9 @@ static int split(char *line, char **f, int max)
 	return n;
 }
 
-struct named {
-	const char *name;
-	int index;
-};
-
-static int by_name(const void *a, const void *b)
-{
-	return strcmp(((const struct named *)a)->name,
-		      ((const struct named *)b)->name);
-}
-
 /* nodelist: node names, ',' between them, into j->fixed. */
 static int parse_nodelist(struct sim_job *j, char *text,
-			  const struct named *idx, int n_nodes,
+			  const struct tb_node_index *idx,
 			  char *err, size_t errlen)
 {
 	int cap = 1;
@@ -83,14 +73,13 @@ static int parse_nodelist(struct sim_job *j, char *text,
 	}
 	for (char *save = NULL, *n = strtok_r(text, ",", &save); n;
 	     n = strtok_r(NULL, ",", &save)) {
-		struct named key = { n, -1 };
-		const struct named *hit = bsearch(&key, idx, (size_t)n_nodes,
-						  sizeof(*idx), by_name);
-		if (!hit) {
+		int hit = tb_node_index_find(idx, n);
+
+		if (hit < 0) {
 			snprintf(err, errlen, "nodelist: unknown node '%s'", n);
 			return -1;
 		}
-		j->fixed[j->n_fixed++] = hit->index;
+		j->fixed[j->n_fixed++] = hit;
 	}
 	if (j->n_fixed != j->nodes) {
 		snprintf(err, errlen, "nodelist has %d nodes, the job %d",
@@ -101,8 +90,8 @@ static int parse_nodelist(struct sim_job *j, char *text,
 }
 
 static int parse_row(struct sim_job *j, char **f, const int *at, int nf,
-		     double speedup, const struct named *idx, int n_nodes,
-		     char *err, size_t errlen)
+		     double speedup, const struct tb_node_index *idx,
+		     int n_nodes, char *err, size_t errlen)
 {
 	const char *v[C_COUNT];
 	double x, perc, ta = 0, limit_min;
@@ -192,7 +181,7 @@ static int parse_row(struct sim_job *j, char **f, const int *at, int nf,
 			snprintf(err, errlen, "out of memory");
 			return -1;
 		}
-		rc = parse_nodelist(j, copy, idx, n_nodes, err, errlen);
+		rc = parse_nodelist(j, copy, idx, err, errlen);
 		free(copy);
 		return rc;
 	}
@@ -276,7 +265,7 @@ int sim_plan_parse(const char *plan_text, const char *path, double speedup,
 		   char *err, size_t errlen)
 {
 	char *text = strdup(plan_text), *save = NULL, e[256], *f[64];
-	struct named *idx = NULL;
+	struct tb_node_index idx = { 0, NULL };
 	int at[C_COUNT], line = 0, cap = 0, nf;
 
 	memset(out, 0, sizeof(*out));
@@ -284,12 +273,8 @@ int sim_plan_parse(const char *plan_text, const char *path, double speedup,
 		snprintf(err, errlen, "%s: out of memory", path);
 		return -1;
 	}
-	idx = malloc(sizeof(*idx) * (size_t)(t->n_nodes ? t->n_nodes : 1));
-	if (!idx)
+	if (tb_node_index_build(t, &idx))
 		goto oom;
-	for (int i = 0; i < t->n_nodes; i++)
-		idx[i] = (struct named) { t->nodes[i].name, i };
-	qsort(idx, (size_t)t->n_nodes, sizeof(*idx), by_name);
 	for (char *l = strtok_r(text, "\n", &save); l;
 	     l = strtok_r(NULL, "\n", &save)) {
 		line++;
@@ -320,7 +305,7 @@ int sim_plan_parse(const char *plan_text, const char *path, double speedup,
 			cap = nc;
 		}
 		memset(&out->jobs[out->n], 0, sizeof(out->jobs[0]));
-		if (parse_row(&out->jobs[out->n++], f, at, nf, speedup, idx,
+		if (parse_row(&out->jobs[out->n++], f, at, nf, speedup, &idx,
 			      t->n_nodes, e, sizeof(e))) {
 			snprintf(err, errlen, "%s:%d: %s", path, line, e);
 			goto fail;
@@ -332,13 +317,13 @@ int sim_plan_parse(const char *plan_text, const char *path, double speedup,
 		goto fail;
 	}
 	free(text);
-	free(idx);
+	tb_node_index_free(&idx);
 	return 0;
 oom:
 	snprintf(err, errlen, "%s: out of memory", path);
 fail:
 	free(text);
-	free(idx);
+	tb_node_index_free(&idx);
 	sim_plan_free(out);
 	return -1;
 }

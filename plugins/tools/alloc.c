@@ -61,6 +61,7 @@
 #include "../lib/cost.h"
 #include "../lib/isolation.h"
 #include "../lib/nedd.h"
+#include "../lib/node_index.h"
 #include "../lib/place_cores.h"
 #include "../lib/policy.h"
 #include "../lib/scenario.h"
@@ -89,62 +90,28 @@ static void usage(void)
 		"         inj_canary=<x> inj_<app>=<x>\n");
 }
 
-/* Node names sorted, for --busy lists as long as the machine (a replay's
- * INDIVIDUAL= places its occupying jobs with them): a lookup by name is
- * then a binary search, not a scan of every node. */
-struct named {
-	const char *name;
-	int index;
-};
-
-static int by_name(const void *a, const void *b)
-{
-	return strcmp(((const struct named *)a)->name,
-		      ((const struct named *)b)->name);
-}
-
-static struct named *name_index(const struct tb_topology *t)
-{
-	size_t n = t->n_nodes > 0 ? (size_t)t->n_nodes : 1;
-	struct named *v = malloc(sizeof(*v) * n);
-
-	if (!v)
-		return NULL;
-	for (int i = 0; i < t->n_nodes; i++)
-		v[i] = (struct named) { t->nodes[i].name, i };
-	qsort(v, (size_t)t->n_nodes, sizeof(*v), by_name);
-	return v;
-}
-
-static int find_node(const struct named *v, int n, const char *name)
-{
-	struct named key = { name, -1 };
-	const struct named *hit = bsearch(&key, v, (size_t)n, sizeof(*v),
-					  by_name);
-
-	return hit ? hit->index : -1;
-}
-
 /* Marks comma-separated node names with state. */
 static int mark_nodes(const struct tb_topology *t, struct tb_occupancy *o,
 		      char *names, int state)
 {
-	struct named *v = name_index(t);
+	/* By name (node_index.h): --busy lists can be as long as the
+	 * machine (a replay's INDIVIDUAL= places its occupying jobs so). */
+	struct tb_node_index idx;
 
-	if (!v) {
+	if (tb_node_index_build(t, &idx)) {
 		fprintf(stderr, "tb-alloc: out of memory\n");
 		return -1;
 	}
 	for (char *n = strtok(names, ","); n; n = strtok(NULL, ",")) {
-		int i = find_node(v, t->n_nodes, n);
+		int i = tb_node_index_find(&idx, n);
 		if (i < 0) {
 			fprintf(stderr, "tb-alloc: --busy: unknown node '%s'\n", n);
-			free(v);
+			tb_node_index_free(&idx);
 			return -1;
 		}
 		o->state[i] = (unsigned char)state;
 	}
-	free(v);
+	tb_node_index_free(&idx);
 	return 0;
 }
 

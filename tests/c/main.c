@@ -35,6 +35,7 @@ static const struct tb_test tb_tests[] = {
 	T(test_topology_index_big),
 	T(test_topology_index_duplicate),
 	T(test_topology_index_growth),
+	T(test_node_index_finds_every_node_by_name),
 	T(test_profile_from_comment),
 	T(test_comm_option),
 	T(test_icpp_eq1_communication_ratio),

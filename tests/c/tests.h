@@ -33,6 +33,7 @@ void test_read_file_errors(void);
 void test_topology_index_big(void);
 void test_topology_index_duplicate(void);
 void test_topology_index_growth(void);
+void test_node_index_finds_every_node_by_name(void); /* test_node_index.c */
 void test_profile_from_comment(void);
 void test_comm_option(void);
 /* test_icpp_paper.c */
