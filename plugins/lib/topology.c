@@ -1,18 +1,16 @@
 #include "topology.h"
 
-#include <errno.h>
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "json.h"
-#include "textfile.h"
+#include "topology_internal.h"
 
 #define TB_MAX_LEVELS 20	/* Slurm's topology.conf limit */
 
-static int err_set(char *err, size_t errlen, const char *msg, const char *arg)
+int tb_err_set(char *err, size_t errlen, const char *msg, const char *arg)
 {
 	if (err && errlen)
 		snprintf(err, errlen, msg, arg ? arg : "");
@@ -62,7 +60,7 @@ int tb_topology_set_torus(struct tb_topology *t, int x, int y, int z,
 	}
 	at = malloc(sizeof(int) * (size_t)size);
 	if (!at)
-		return err_set(err, errlen, "out of memory%s", NULL);
+		return tb_err_set(err, errlen, "out of memory%s", NULL);
 	for (long k = 0; k < size; k++)
 		at[k] = -1;
 	for (int i = 0; i < t->n_nodes; i++) {
@@ -72,17 +70,17 @@ int tb_topology_set_torus(struct tb_topology *t, int x, int y, int z,
 		for (int d = 0; d < 3; d++) {
 			if (c[d] < 0 || c[d] >= dims[d]) {
 				free(at);
-				return err_set(err, errlen, "node %s: torus "
-					       "coordinates missing or out of "
-					       "range", t->nodes[i].name);
+				return tb_err_set(err, errlen, "node %s: torus "
+						  "coordinates missing or out of "
+						  "range", t->nodes[i].name);
 			}
 		}
 		k = c[0] + (long)x * c[1] + (long)x * y * c[2];
 		if (at[k] >= 0) {
 			free(at);
-			return err_set(err, errlen, "node %s: torus "
-				       "coordinates of another node",
-				       t->nodes[i].name);
+			return tb_err_set(err, errlen, "node %s: torus "
+					  "coordinates of another node",
+					  t->nodes[i].name);
 		}
 		at[k] = i;
 	}
@@ -258,8 +256,8 @@ static int assign_levels(struct tb_topology *t, char *err, size_t errlen)
 	while (changed) {
 		changed = 0;
 		if (++rounds > TB_MAX_LEVELS + 1)
-			return err_set(err, errlen,
-				       "switch tree has a cycle or more than 20 levels%s",
+			return tb_err_set(err, errlen,
+					  "switch tree has a cycle or more than 20 levels%s",
 				       NULL);
 		for (int i = 0; i < t->n_switches; i++) {
 			int p = t->switches[i].parent;
@@ -272,9 +270,9 @@ static int assign_levels(struct tb_topology *t, char *err, size_t errlen)
 	}
 	for (int i = 0; i < t->n_nodes; i++)
 		if (t->switches[t->nodes[i].leaf].level != 0)
-			return err_set(err, errlen,
-				       "node %s hangs under a switch with child switches",
-				       t->nodes[i].name);
+			return tb_err_set(err, errlen,
+					  "node %s hangs under a switch with child switches",
+					  t->nodes[i].name);
 	return 0;
 }
 
@@ -307,7 +305,7 @@ static int resolve_parents(struct tb_topology *t, char *err, size_t errlen)
 			continue;
 		p = tb_switch_find(t, pname);
 		if (p < 0 || p == i) {
-			err_set(err, errlen, "unknown parent switch '%s'", pname);
+			tb_err_set(err, errlen, "unknown parent switch '%s'", pname);
 			free(pname);
 			return -1;
 		}
@@ -388,16 +386,16 @@ static int build_leaf_tables(struct tb_topology *t)
 int tb_topology_finish(struct tb_topology *t, char *err, size_t errlen)
 {
 	if (t->n_nodes == 0 || t->n_switches == 0)
-		return err_set(err, errlen, "topology has no nodes or no switches%s",
+		return tb_err_set(err, errlen, "topology has no nodes or no switches%s",
 			       NULL);
 	if (resolve_parents(t, err, errlen))
 		return -1;
 	if (add_root_if_needed(t))
-		return err_set(err, errlen, "out of memory%s", NULL);
+		return tb_err_set(err, errlen, "out of memory%s", NULL);
 	if (assign_levels(t, err, errlen))
 		return -1;
 	if (fill_switch_nodes(t) || build_leaf_tables(t))
-		return err_set(err, errlen, "out of memory%s", NULL);
+		return tb_err_set(err, errlen, "out of memory%s", NULL);
 	return tb_topology_build_routers(t, err, errlen);
 }
 
@@ -412,196 +410,4 @@ int tb_lca_level(const struct tb_topology *t, int a, int b)
 int tb_pair_distance(const struct tb_topology *t, int a, int b)
 {
 	return 2 * (tb_lca_level(t, a, b) + 1);
-}
-
-/* --- JSON ------------------------------------------------------------------ */
-
-static int json_int(const struct tb_json *obj, const char *key, int dflt)
-{
-	const struct tb_json *v = tb_json_get(obj, key);
-
-	if (!v || v->type != TB_JSON_NUMBER || v->number < -1 ||
-	    v->number > 1e9)
-		return dflt;
-	return (int)v->number;
-}
-
-static int load_switches(struct tb_topology *t, const struct tb_json *sw,
-			 char *err, size_t errlen)
-{
-	for (size_t i = 0; i < sw->count; i++) {
-		const struct tb_json *s = &sw->items[i];
-		const struct tb_json *name = tb_json_get(s, "name");
-		const struct tb_json *parent = tb_json_get(s, "parent");
-
-		if (!name || name->type != TB_JSON_STRING)
-			return err_set(err, errlen, "switch without a name%s", NULL);
-		if (tb_topology_add_switch(t, name->string,
-					   parent && parent->type == TB_JSON_STRING ?
-					   parent->string : NULL))
-			return err_set(err, errlen,
-				       "duplicate switch '%s' (or out of memory)",
-				       name->string);
-	}
-	return 0;
-}
-
-/* A torus node's "coord": [x, y, z] (absent: not a torus node). */
-static int load_coord(struct tb_node *node, const struct tb_json *c)
-{
-	if (!c)
-		return 0;
-	if (c->type != TB_JSON_ARRAY || c->count != 3)
-		return -1;
-	for (int d = 0; d < 3; d++) {
-		double v = c->items[d].number;
-
-		if (c->items[d].type != TB_JSON_NUMBER || v < 0 || v > 1e6 ||
-		    v != (int)v)
-			return -1;
-		node->coord[d] = (int)v;
-	}
-	return 0;
-}
-
-/* The machine's "torus": [X, Y, Z], if any (generate.py's torus kind). */
-static int load_torus(struct tb_topology *t, const struct tb_json *doc,
-		      char *err, size_t errlen)
-{
-	const struct tb_json *d = tb_json_get(doc, "torus");
-	int dims[3];
-
-	if (!d)
-		return 0;
-	if (d->type != TB_JSON_ARRAY || d->count != 3)
-		return err_set(err, errlen, "'torus' is not [X, Y, Z]%s", NULL);
-	for (int k = 0; k < 3; k++) {
-		if (d->items[k].type != TB_JSON_NUMBER ||
-		    d->items[k].number < 1 || d->items[k].number > 4096)
-			return err_set(err, errlen, "'torus' is not [X, Y, Z] "
-				       "of whole numbers from 1 to 4096%s", NULL);
-		dims[k] = (int)d->items[k].number;
-	}
-	return tb_topology_set_torus(t, dims[0], dims[1], dims[2], err, errlen);
-}
-
-/* Leaves list their nodes by index; a node must be under exactly one leaf. */
-static int load_nodes(struct tb_topology *t, const struct tb_json *nodes,
-		      const struct tb_json *sw, char *err, size_t errlen)
-{
-	int *leaf_of = malloc(sizeof(int) * (nodes->count ? nodes->count : 1));
-
-	if (!leaf_of)
-		return err_set(err, errlen, "out of memory%s", NULL);
-	for (size_t i = 0; i < nodes->count; i++)
-		leaf_of[i] = -1;
-	for (size_t s = 0; s < sw->count; s++) {
-		const struct tb_json *lv = tb_json_get(&sw->items[s], "level");
-		const struct tb_json *members = tb_json_get(&sw->items[s], "nodes");
-
-		if (!lv || lv->type != TB_JSON_NUMBER || lv->number != 0)
-			continue;
-		if (!members || members->type != TB_JSON_ARRAY)
-			goto bad_leaf;
-		for (size_t k = 0; k < members->count; k++) {
-			const struct tb_json *m = &members->items[k];
-			if (m->type != TB_JSON_NUMBER || m->number < 0 ||
-			    m->number >= (double)nodes->count ||
-			    leaf_of[(size_t)m->number] != -1)
-				goto bad_leaf;
-			leaf_of[(size_t)m->number] = (int)s;
-		}
-	}
-	for (size_t i = 0; i < nodes->count; i++) {
-		const struct tb_json *n = &nodes->items[i];
-		const struct tb_json *name = tb_json_get(n, "name");
-		struct tb_node *node;
-
-		if (!name || name->type != TB_JSON_STRING || leaf_of[i] < 0) {
-			free(leaf_of);
-			return err_set(err, errlen,
-				       "node %s has no name or no leaf switch",
-				       name && name->type == TB_JSON_STRING ?
-				       name->string : "?");
-		}
-		if (tb_topology_add_node(t, name->string, leaf_of[i],
-					 json_int(n, "cores", 1))) {
-			free(leaf_of);
-			return err_set(err, errlen, "out of memory%s", NULL);
-		}
-		node = &t->nodes[t->n_nodes - 1];
-		node->router = json_int(n, "router", -1);
-		node->chassis = json_int(n, "chassis", -1);
-		node->group = json_int(n, "group", -1);
-		if (load_coord(node, tb_json_get(n, "coord"))) {
-			free(leaf_of);
-			return err_set(err, errlen, "node %s: 'coord' is not "
-				       "three whole numbers from 0", name->string);
-		}
-	}
-	free(leaf_of);
-	return 0;
-bad_leaf:
-	free(leaf_of);
-	return err_set(err, errlen,
-		       "a leaf switch lists a node index that is missing, "
-		       "out of range or already under another leaf%s", NULL);
-}
-
-int tb_topology_from_json_text(const char *text, size_t len,
-			       struct tb_topology **out, char *err,
-			       size_t errlen)
-{
-	struct tb_json doc;
-	const struct tb_json *nodes, *sw;
-	struct tb_topology *t;
-	char jerr[128];
-
-	*out = NULL;
-	if (tb_json_parse(text, len, &doc, jerr, sizeof(jerr)))
-		return err_set(err, errlen, "not JSON: %s", jerr);
-	nodes = tb_json_get(&doc, "nodes");
-	sw = tb_json_get(&doc, "switches");
-	if (!nodes || nodes->type != TB_JSON_ARRAY || !sw ||
-	    sw->type != TB_JSON_ARRAY) {
-		tb_json_free(&doc);
-		return err_set(err, errlen,
-			       "expected an object with 'nodes' and 'switches' arrays%s",
-			       NULL);
-	}
-	t = tb_topology_new();
-	if (!t) {
-		tb_json_free(&doc);
-		return err_set(err, errlen, "out of memory%s", NULL);
-	}
-	if (load_switches(t, sw, err, errlen) ||
-	    load_nodes(t, nodes, sw, err, errlen) ||
-	    tb_topology_finish(t, err, errlen) ||
-	    load_torus(t, &doc, err, errlen)) {
-		tb_json_free(&doc);
-		tb_topology_free(t);
-		return -1;
-	}
-	tb_json_free(&doc);
-	*out = t;
-	return 0;
-}
-
-int tb_topology_load(const char *path, struct tb_topology **out, char *err,
-		     size_t errlen)
-{
-	size_t len;
-	char *text = tb_read_file(path, &len);
-	int rc;
-
-	*out = NULL;
-	if (!text) {
-		if (err && errlen)
-			snprintf(err, errlen, "%s: cannot read the file: %s",
-				 path, strerror(errno));
-		return -1;
-	}
-	rc = tb_topology_from_json_text(text, len, out, err, errlen);
-	free(text);
-	return rc;
 }

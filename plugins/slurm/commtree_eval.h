@@ -1,5 +1,6 @@
-/* What commtree_eval.c takes from commtree_input.c, commtree_state.c and
- * commtree_cores.c. */
+/* What commtree_eval.c takes from commtree_input.c, commtree_state.c,
+ * commtree_cores.c, commtree_record.c, commtree_nedd.c and
+ * commtree_tofa.c. */
 #ifndef COMMTREE_EVAL_H
 #define COMMTREE_EVAL_H
 
@@ -70,6 +71,20 @@ extern int commtree_eval_cores(const struct commtree_model *md,
 			       struct tb_occupancy *occ,
 			       const struct tb_matrix *m,
 			       const struct tb_profile *prof, bool record);
+
+/* --- a placed job's record (commtree_record.c) ------------------------ */
+
+/* Costs of every policy on the snapshot occ, the cost of the nodes Slurm
+ * gave (node_map), the scaled runtime and the rank order, written where
+ * sacct (AdminComment) and the batch script (environment) find them. */
+extern void commtree_record(const struct commtree_model *md,
+			    job_record_t *job_ptr, enum tb_policy policy,
+			    const struct tb_occupancy *occ,
+			    const struct tb_job *job,
+			    const struct tb_profile *prof,
+			    const struct tb_matrix *matrix,
+			    const char *fallback, bitstr_t *node_map,
+			    const struct tb_options *opts);
 
 /* --- NeDD (commtree_nedd.c) --------------------------------------------- */
 
