@@ -68,6 +68,7 @@ OPTION_VALUES = {
     "eq3": ("pair", "path"), "ratio": ("eq1", "share"),
     "fit": ("bestfit", "quiet"), "split": ("halve", "pow2"),
     "denominator": ("default1905", "default"), "ranks": ("taken", "index", "authors"),
+    "adaptive_tie": ("balanced", "greedy"),
     # TOFA (plugins/lib/options.h)
     "mapper": ("scotch", "exact"), "penalty": ("101", "100"),
     "fallback": ("all", "window"),

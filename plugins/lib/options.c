@@ -12,7 +12,7 @@ struct option_key {
 
 enum {
 	KEY_EQ3, KEY_RATIO, KEY_FIT, KEY_SPLIT, KEY_DENOMINATOR, KEY_RANKS,
-	KEY_MAPPER, KEY_PENALTY, KEY_FALLBACK,
+	KEY_ADAPTIVE_TIE, KEY_MAPPER, KEY_PENALTY, KEY_FALLBACK,
 	N_KEYS
 };
 static const struct option_key keys[N_KEYS] = {
@@ -22,6 +22,7 @@ static const struct option_key keys[N_KEYS] = {
 	[KEY_SPLIT] = { "split", { "halve", "pow2" } },
 	[KEY_DENOMINATOR] = { "denominator", { "default1905", "default" } },
 	[KEY_RANKS] = { "ranks", { "taken", "index", "authors" } },
+	[KEY_ADAPTIVE_TIE] = { "adaptive_tie", { "balanced", "greedy" } },
 	[KEY_MAPPER] = { "mapper", { "scotch", "exact" } },
 	[KEY_PENALTY] = { "penalty", { "101", "100" } },
 	[KEY_FALLBACK] = { "fallback", { "all", "window" } },
@@ -35,6 +36,7 @@ static int get(const struct tb_options *o, int key)
 	case KEY_FIT: return o->fit == TB_FITRULE_QUIET;
 	case KEY_SPLIT: return o->split == TB_SPLIT_POW2;
 	case KEY_DENOMINATOR: return o->denominator == TB_DENOM_DEFAULT;
+	case KEY_ADAPTIVE_TIE: return o->adaptive_tie == TB_TIE_GREEDY;
 	case KEY_MAPPER: return o->mapper == TB_MAPPER_EXACT;
 	case KEY_PENALTY: return o->penalty == TB_PENALTY_100;
 	case KEY_FALLBACK: return o->fallback == TB_FALLBACK_WINDOW;
@@ -59,6 +61,9 @@ static void set(struct tb_options *o, int key, int v)
 		break;
 	case KEY_DENOMINATOR:
 		o->denominator = v ? TB_DENOM_DEFAULT : TB_DENOM_DEFAULT1905;
+		break;
+	case KEY_ADAPTIVE_TIE:
+		o->adaptive_tie = v ? TB_TIE_GREEDY : TB_TIE_BALANCED;
 		break;
 	case KEY_MAPPER:
 		o->mapper = v ? TB_MAPPER_EXACT : TB_MAPPER_SCOTCH;
@@ -85,6 +90,7 @@ struct tb_options tb_options_default(void)
 		.split = TB_SPLIT_HALVE,
 		.denominator = TB_DENOM_DEFAULT1905,
 		.ranks = TB_RANKS_TAKEN,
+		.adaptive_tie = TB_TIE_BALANCED,
 		.mapper = TB_MAPPER_SCOTCH,
 		.penalty = TB_PENALTY_101,
 		.fallback = TB_FALLBACK_ALL,
@@ -128,7 +134,8 @@ static int set_word(struct tb_options *o, const char *w, size_t n, char *err,
 	}
 	if (err && errlen)
 		snprintf(err, errlen, "unknown option '%.*s' (eq3, ratio, fit, "
-			 "split, denominator, ranks, mapper, penalty, fallback, NeDD's "
+			 "split, denominator, ranks, adaptive_tie, mapper, "
+			 "penalty, fallback, NeDD's "
 			 "theta, "
 			 "unprofiled, window, stall_g, stall_noise, jitter, inj_*; "
 			 "key=value)", (int)n, w);

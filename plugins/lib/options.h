@@ -44,6 +44,18 @@
  *                        adaptive (their algo2 branch's hop() walks the
  *                        switch_idx table in the order the nodes were
  *                        picked, for both of adaptive's candidates).
+ *   adaptive_tie=balanced|greedy
+ *                        which of adaptive's candidates a tie of their
+ *                        Eq. 6 costs goes to (the paper, P:217, says only
+ *                        "the least cost", for a compute job "higher
+ *                        cost"). balanced: the authors' code, both for a
+ *                        communication-intensive job (`hops >= bal_hops`)
+ *                        and a compute one (`hops <= bal_hops`):
+ *                        gaganmangat/slurm_changes, branch algo2 (828e71c)
+ *                        select_linear.c l. 2449 and 2470, the same in
+ *                        algo3 (1f02b57) l. 2482 and 2503; greedy: our
+ *                        earlier reading (the first of the two the paper
+ *                        describes).
  *   mapper=scotch|exact  how TOFA (tofa, scotch0) maps a job's graph onto
  *                        the nodes it chose: Debian's Scotch (the paper's,
  *                        Listing 1.1 l. 12-15), or every injective map,
@@ -78,6 +90,7 @@ enum tb_fit_rule { TB_FITRULE_BESTFIT, TB_FITRULE_QUIET };
 enum tb_split_form { TB_SPLIT_HALVE, TB_SPLIT_POW2 };
 enum tb_denominator { TB_DENOM_DEFAULT1905, TB_DENOM_DEFAULT };
 enum tb_rank_order { TB_RANKS_TAKEN, TB_RANKS_INDEX, TB_RANKS_AUTHORS };
+enum tb_adaptive_tie { TB_TIE_BALANCED, TB_TIE_GREEDY };
 enum tb_mapper { TB_MAPPER_SCOTCH, TB_MAPPER_EXACT };
 enum tb_penalty { TB_PENALTY_101, TB_PENALTY_100 };
 enum tb_tofa_fallback { TB_FALLBACK_ALL, TB_FALLBACK_WINDOW };
@@ -89,6 +102,7 @@ struct tb_options {
 	enum tb_split_form split;
 	enum tb_denominator denominator;
 	enum tb_rank_order ranks;
+	enum tb_adaptive_tie adaptive_tie;
 	enum tb_mapper mapper;		/* TOFA */
 	enum tb_penalty penalty;	/* TOFA, Eq. 1 */
 	enum tb_tofa_fallback fallback;	/* TOFA, Listing 1.1 l. 12 */
@@ -106,8 +120,8 @@ int tb_options_parse(const char *text, struct tb_options *o, char *err,
 		     size_t errlen);
 
 /* "eq3=pair ratio=eq1 fit=bestfit split=halve denominator=default1905
- * ranks=taken mapper=scotch penalty=101 fallback=all"; returns what
- * snprintf returns. */
+ * ranks=taken adaptive_tie=balanced mapper=scotch penalty=101
+ * fallback=all"; returns what snprintf returns. */
 int tb_options_format(const struct tb_options *o, char *buf, size_t len);
 
 #endif

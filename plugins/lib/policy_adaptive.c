@@ -2,9 +2,12 @@
  * Adaptive: run greedy and balanced on the same snapshot and keep the
  * cheaper allocation (Eq. 6) for a communication-intensive job, the costlier
  * for a compute-intensive one, which leaves the cheap placements to jobs
- * that communicate (P:217). The paper names no tie; ties go to greedy, the
- * first of the two it describes, so an equal estimate never trades the
- * least contended leaves for a power-of-two split.
+ * that communicate (P:217). The paper names no tie. adaptive_tie=balanced
+ * (the default) is the authors' code: balanced on a tie for either kind of
+ * job (gaganmangat/slurm_changes, branch algo2, select_linear.c l. 2449
+ * `if (hops >= bal_hops)` for a communication-intensive job, l. 2470
+ * `if (hops <= bal_hops)` for a compute one); adaptive_tie=greedy is our
+ * earlier reading, greedy on a tie (options.h).
  */
 #include "pick.h"
 #include "policy_registry.h"
@@ -41,7 +44,9 @@ enum tb_status tb_policy_adaptive(const struct tb_topology *t,
 		rc = TB_ENOMEM;
 		goto out;
 	}
-	if (job->comm ? cost_balanced < cost_greedy :
+	if (cost_balanced == cost_greedy ?
+	    opts->adaptive_tie == TB_TIE_BALANCED :
+	    job->comm ? cost_balanced < cost_greedy :
 			cost_balanced > cost_greedy)
 		memcpy(alloc, other, sizeof(int) * (size_t)job->nodes);
 out:

@@ -15,7 +15,7 @@
  *
  * `options` takes the words of options.h (eq3=pair|path, ratio=eq1|share,
  * fit=bestfit|quiet, split=halve|pow2, denominator=default1905|default,
- * ranks=taken|index);
+ * ranks=taken|index|authors, adaptive_tie=balanced|greedy, ...);
  * keys not given keep the paper's form. One such line at most.
  * A `running` line names a running job's nodes by index: leaves in the
  * order declared, nodes in order within a leaf (leaf L1 of 4 nodes holds

@@ -84,7 +84,7 @@ static void usage(void)
 	fprintf(stderr,
 		"\noptions: eq3=pair|path ratio=eq1|share fit=bestfit|quiet\n"
 		"         split=halve|pow2 denominator=default1905|default\n"
-		"         ranks=taken|index\n"
+		"         ranks=taken|index|authors adaptive_tie=balanced|greedy\n"
 		"         NeDD: theta=<f> unprofiled=<strategy> window=<s>\n"
 		"         stall_g=<g> stall_noise=<x> inj_kernel=<x>\n"
 		"         inj_canary=<x> inj_<app>=<x>\n");

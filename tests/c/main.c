@@ -47,6 +47,7 @@ static const struct tb_test tb_tests[] = {
 	T(test_icpp_balanced_split_and_compute),
 	T(test_icpp_ranks_authors),
 	T(test_icpp_options_text),
+	T(test_icpp_adaptive_tie),
 	T(test_sc18_classes_and_pods),
 	T(test_sc18_figure2_validator),
 	T(test_sc18_isolated_t1),

@@ -279,7 +279,8 @@ void test_icpp_options_text(void)
 	tb_options_format(&o, buf, sizeof(buf));
 	CHECK(!strcmp(buf, "eq3=pair ratio=eq1 fit=bestfit split=halve "
 			   "denominator=default1905 ranks=taken "
-			   "mapper=scotch penalty=101 fallback=all"));
+			   "adaptive_tie=balanced mapper=scotch penalty=101 "
+			   "fallback=all"));
 	CHECK_EQ(tb_options_parse(" eq3=path,fit=quiet\tratio=share ", &o, err,
 				  sizeof(err)), 0);
 	CHECK_EQ(o.eq3, TB_EQ3_PATH);
@@ -294,6 +295,8 @@ void test_icpp_options_text(void)
 	CHECK(!strcmp(err, "ranks: expected taken, index or authors, got 'mine'"));
 	CHECK_EQ(tb_options_parse("ranks=authors", &o, err, sizeof(err)), 0);
 	CHECK_EQ(o.ranks, TB_RANKS_AUTHORS);
+	CHECK_EQ(tb_options_parse("adaptive_tie=eq", &o, err, sizeof(err)), -1);
+	CHECK(!strcmp(err, "adaptive_tie: expected balanced or greedy, got 'eq'"));
 	tb_options_format(&o, buf, sizeof(buf));
 	CHECK(strstr(buf, " ranks=authors ") != NULL);
 	o.ranks = TB_RANKS_TAKEN;
@@ -317,4 +320,50 @@ void test_icpp_options_text(void)
 	CHECK_EQ(tb_scenario_parse(text, strlen(text), "x", &s, err,
 				   sizeof(err)), -1);
 	CHECK(!strcmp(err, "x:3: a second 'options' line"));
+}
+
+/*
+ * Adaptive on a tie of its candidates' Eq. 6 costs (P:217 names none; the
+ * authors' code gives balanced the choice: options.h, adaptive_tie).
+ *
+ * Communication-intensive, 7 nodes, rd, two leaves of 8 under one root:
+ * a has 2 busy, both comm; b has 3 busy, none comm. Greedy takes b:5 a:2
+ * (ranks 0-4 on b), balanced a:3 b:4 (ranks 0-2 on a). Either way one leaf
+ * counts 5 comm nodes (ratio 5/8) and the other 4 (4/8), so the pair
+ * across leaves has C = 5/8 + 4/8 + (5 + 4) / (2 * 16) = 1.40625 (Eq. 3),
+ * Hops = 4 * 2.40625 = 9.625 (Eq. 5), and each of the three steps (rank
+ * distance 1, 2, 4) has such a pair: greedy (4,5), (4,6), (1,5); balanced
+ * (2,3), (1,3), (0,4). Both cost 3 * 9.625 = 28.875 (Eq. 6).
+ *
+ * Compute-intensive, 6 nodes, rd: a 4 free, b 8 with 4 busy, nothing
+ * communicating, so C = 0 and Hops is the distance: 2 within a leaf, 4
+ * across. Greedy b:4 a:2, balanced a:4 b:2: steps 1 and 2 stay in a
+ * leaf, step 4 crosses: both 2 + 2 + 4 = 8.
+ */
+void test_icpp_adaptive_tie(void)
+{
+	const char *comm = "leaf a 8 2 2\nleaf b 8 3 0\n"
+			   "job nodes=7 comm=1 pattern=rd\n";
+	const char *compute = "leaf a 4 0 0\nleaf b 8 4 0\n"
+			      "job nodes=6 comm=0 pattern=rd\n";
+	char text[256];
+
+	snprintf(text, sizeof(text), "%seval b:5 a:2\n", comm);
+	CHECK_NEAR(eval_cost(text, ""), 28.875);
+	snprintf(text, sizeof(text), "%seval a:3 b:4\n", comm);
+	CHECK_NEAR(eval_cost(text, ""), 28.875);
+	expect(comm, "", TB_POLICY_GREEDY, "b:5 a:2");
+	expect(comm, "", TB_POLICY_BALANCED, "a:3 b:4");
+	expect(comm, "", TB_POLICY_ADAPTIVE, "a:3 b:4");
+	expect(comm, "adaptive_tie=balanced", TB_POLICY_ADAPTIVE, "a:3 b:4");
+	expect(comm, "adaptive_tie=greedy", TB_POLICY_ADAPTIVE, "b:5 a:2");
+
+	snprintf(text, sizeof(text), "%seval b:4 a:2\n", compute);
+	CHECK_NEAR(eval_cost(text, ""), 8);
+	snprintf(text, sizeof(text), "%seval a:4 b:2\n", compute);
+	CHECK_NEAR(eval_cost(text, ""), 8);
+	expect(compute, "", TB_POLICY_GREEDY, "b:4 a:2");
+	expect(compute, "", TB_POLICY_BALANCED, "a:4 b:2");
+	expect(compute, "", TB_POLICY_ADAPTIVE, "a:4 b:2");
+	expect(compute, "adaptive_tie=greedy", TB_POLICY_ADAPTIVE, "b:4 a:2");
 }

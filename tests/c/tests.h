@@ -46,6 +46,7 @@ void test_icpp_default1905(void);
 void test_icpp_balanced_split_and_compute(void);
 void test_icpp_ranks_authors(void);
 void test_icpp_options_text(void);
+void test_icpp_adaptive_tie(void);
 /* test_sc18.c */
 void test_sc18_classes_and_pods(void);
 void test_sc18_figure2_validator(void);

@@ -1,0 +1,31 @@
+"""The named readings the cluster definitions accept (workloads/cluster_defs.py,
+OPTION_VALUES) are the library's (plugins/lib/options.c's key table), in
+the same order of values: the first is the paper's form and the default."""
+
+import os
+import re
+
+import pytest
+
+from workloads.cluster_defs import OPTION_VALUES, DefinitionError, parse_options
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def library_keys():
+    with open(os.path.join(ROOT, "plugins", "lib", "options.c"), encoding="utf-8") as f:
+        text = f.read()
+    rows = re.findall(r'\[KEY_\w+\] = \{ "(\w+)", \{ ([^}]*) \} \}', text)
+    return {k: tuple(re.findall(r'"([^"]+)"', v)) for k, v in rows}
+
+
+def test_the_definitions_accept_the_librarys_words_in_its_order():
+    assert OPTION_VALUES == library_keys()
+
+
+def test_adaptive_tie_is_a_word_of_both_and_other_values_are_refused():
+    assert parse_options("adaptive_tie=greedy,ranks=authors") == ["adaptive_tie=greedy",
+                                                                  "ranks=authors"]
+    assert OPTION_VALUES["adaptive_tie"] == ("balanced", "greedy")
+    with pytest.raises(DefinitionError, match="'adaptive_tie=first': expected one of"):
+        parse_options("adaptive_tie=first")
