@@ -189,9 +189,13 @@ def test_a_job_ends_at_the_runtime_its_script_sleeps_not_the_plans(tmp_path):
 
     Clock.page = str(page)
     plan = [{"log_id": 7, "offset": 0, "limit_min": 100, "nodes": 4},
-            {"log_id": 8, "offset": 0, "limit_min": 10, "nodes": 4}]
-    ej = event_jumps(plan, NOW, 1.0, Clock, {7: 1000.0, 8: 1000.0}, guard.runtimes)
+            {"log_id": 8, "offset": 0, "limit_min": 10, "nodes": 4},
+            {"log_id": 9, "offset": 0, "limit_min": 0, "nodes": 4}]
+    ej = event_jumps(plan, NOW, 1.0, Clock, {7: 1000.0, 8: 1000.0, 9: 1000.0},
+                     guard.runtimes)
     assert ej.end_of(7, 1000, "42") == 1700.0      # the script's runtime
     assert ej.end_of(7, 1000, "43") == 2000.0      # no runtime said: the plan's
     assert ej.end_of(8, 1000, "44") == 1600.0      # the limit, if shorter
+    # LIMITS=none (limit 0): no limit, so its runtime, not an end at its start
+    assert ej.end_of(9, 1000, "45") == 2000.0
     assert ej.margin == 51.0

@@ -5,6 +5,8 @@ the log's runtimes in the continuous table, and kind readings' plan."""
 
 import os
 import shutil
+import subprocess
+import sys
 
 import pytest
 
@@ -83,6 +85,23 @@ def test_limits_none_gives_no_limit_and_ours_five_runtimes_on_the_grid(tmp_path)
     # 5 x 20000 = 100000 log s, up to 120000 on the 60000-s grid: 2 wall min.
     assert grid == 60000
     assert [p["limit_min"] for p in plan] == [2, 2, 2]
+
+
+def test_limits_none_rests_on_every_partition_being_infinite_with_no_default(tmp_path):
+    """LIMITS=none submits without --time; the job is unlimited only because
+    every partition generate.py writes has MaxTime=INFINITE and no
+    DefaultTime (Slurm's backfill then records 525,600 min, a year, for the
+    jobs it starts: docs/readings.md, time limits)."""
+    out = tmp_path / "tiny"
+    subprocess.run([sys.executable, os.path.join(ROOT, "emulated-clusters", "generate.py"),
+                    "tiny", str(out)], check=True, capture_output=True,
+                   env=dict(os.environ, PYTHONPATH=ROOT))
+    conf = (out / "slurm.conf").read_text()
+    parts = [line for line in conf.splitlines() if line.startswith("PartitionName=")]
+    assert len(parts) == 2
+    for line in parts:
+        assert "MaxTime=INFINITE" in line.split() and "DefaultTime" not in line, line
+    assert "DefaultTime" not in conf
 
 
 def write_def(tmp_path, name, text):

@@ -333,7 +333,9 @@ def event_jumps(plan, t0, speedup, clock, runtime_of, slept=None):
     id -> s; the plan's runtime where the script has not said), or its
     limit if shorter."""
     begin = {p["log_id"]: math.floor(t0 + p["offset"] / speedup + 0.5) for p in plan}
-    limit = {p["log_id"]: p["limit_min"] * 60.0 for p in plan}
+    # A limit of 0 is none at all (LIMITS=none: tb-submit sends no --time),
+    # not an end at the start.
+    limit = {p["log_id"]: p["limit_min"] * 60.0 for p in plan if p["limit_min"] > 0}
     # Whole nodes (a job of cores shares them: unknown)
     nodes = {p["log_id"]: None if p.get("ranks") else p["nodes"] for p in plan}
 
