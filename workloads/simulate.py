@@ -135,6 +135,21 @@ def admin_comment(row, plan_entry):
     return ";".join(parts)
 
 
+# Slurm's YEAR_MINUTES (sim.h, SIM_NO_LIMIT_MIN).
+YEAR_MINUTES = 365 * 24 * 60
+
+
+def sacct_limit(limit_min, backfilled):
+    """sacct's time limit of a job: a plan limit of 0 (LIMITS=none) is
+    what Slurm records for a job without one under MaxTime=INFINITE, a year
+    when its backfill started it, else UNLIMITED (docs/readings.md)."""
+    if limit_min:
+        return {"set": True, "infinite": False, "number": limit_min}
+    if backfilled:
+        return {"set": True, "infinite": False, "number": YEAR_MINUTES}
+    return {"set": True, "infinite": True, "number": 0}
+
+
 def sacct_doc(manifest, plan, rows, cores_of):
     """sacct.json as collect() writes it, with the fields metrics/jobs.py
     reads; times in Slurm seconds: t0 + log time / speedup."""
@@ -153,7 +168,7 @@ def sacct_doc(manifest, plan, rows, cores_of):
             "comment": {"administrator": admin_comment(r, p), "job": "", "system": ""},
             "time": {"eligible": eligible, "start": start, "end": end,
                      "submission": eligible, "elapsed": round(end - start),
-                     "limit": {"set": True, "infinite": False, "number": p["limit_min"]}},
+                     "limit": sacct_limit(p["limit_min"], r.get("backfilled") == "1")},
             "state": {"current": [r["state"]], "reason": "None"},
             "tres": {"allocated": [{"type": "cpu", "count": sum(cores_of.get(n, 0)
                                                                for n in names)},

@@ -26,6 +26,10 @@
 #include "../lib/policy.h"
 #include "../lib/topology.h"
 
+/* A plan's limit_min of 0 (no limit): Slurm's YEAR_MINUTES, what its
+ * backfill plans and records for a job without one (sim_plan.c). */
+#define SIM_NO_LIMIT_MIN (365.0 * 24 * 60)
+
 enum sim_state {
 	SIM_FUTURE = 0,		/* not eligible yet */
 	SIM_PENDING,		/* eligible, queued */
@@ -44,7 +48,7 @@ struct sim_job {
 	char log_id[32];
 	double offset;		/* eligible time (log s) */
 	double runtime;		/* the log's, x (1 - ta_reduction) */
-	double limit;		/* time limit (log s) */
+	double limit;		/* time limit (log s); none: SIM_NO_LIMIT_MIN */
 	int nodes;
 	int prefill;
 	int chain;		/* INDIVIDUAL: 1.. in order, 0 none */

@@ -140,11 +140,16 @@ static int parse_row(struct sim_job *j, char **f, const int *at, int nf,
 			 v[C_PERCENT]);
 		return -1;
 	}
-	if (number(v[C_LIMIT], &limit_min) || limit_min <= 0) {
-		snprintf(err, errlen, "limit_min '%s': expected minutes > 0",
-			 v[C_LIMIT]);
+	if (number(v[C_LIMIT], &limit_min) || limit_min < 0) {
+		snprintf(err, errlen, "limit_min '%s': expected minutes >= 0 "
+			 "(0: none)", v[C_LIMIT]);
 		return -1;
 	}
+	/* 0 (LIMITS=none: no --time) is what Slurm's backfill makes of no
+	 * limit under MaxTime=INFINITE: a year, planned and recorded
+	 * (backfill.c l. 2621-2629, 3207-3210; docs/readings.md). */
+	if (limit_min == 0)
+		limit_min = SIM_NO_LIMIT_MIN;
 	if (v[C_TA] && *v[C_TA] && (number(v[C_TA], &ta) || ta < 0 || ta >= 1)) {
 		snprintf(err, errlen, "ta_reduction '%s': expected 0 to below 1",
 			 v[C_TA]);

@@ -116,6 +116,32 @@ void test_sim_backfill_and_wait(void)
 	tb_scenario_free(sc);
 }
 
+/* test_sim_backfill_and_wait's plan with C given no limit (LIMITS=none,
+ * limit_min 0): Slurm's backfill plans it as a year (YEAR_MINUTES), which
+ * ends after B's reservation at 120, so C is not backfilled into A's two
+ * free nodes as it was with a limit of 1 min: B takes all 8 nodes from
+ * 100 to 200, and C starts at 200 and runs its 50 s, no TIMEOUT. */
+void test_sim_no_limit_is_a_year(void)
+{
+	struct sim_plan plan;
+	struct tb_scenario *sc;
+	struct sim_job *j = run(TWO_LEAVES,
+				HEAD JOB("A", "0", "100", "6", "0", "2")
+				JOB("B", "1", "100", "8", "0", "10")
+				JOB("C", "2", "50", "2", "0", "0"),
+				TB_POLICY_DEFAULT, &plan, &sc);
+
+	if (j) {
+		CHECK_NEAR(j[2].limit, 365.0 * 24 * 3600);
+		CHECK_EQ(j[2].by_backfill, 0);
+		CHECK_NEAR(j[2].start, 200);
+		CHECK_NEAR(j[2].end, 250);
+		CHECK_EQ(j[2].how, SIM_COMPLETED);
+	}
+	sim_plan_free(&plan);
+	tb_scenario_free(sc);
+}
+
 /* No backfill (BACKFILL=none): C waits behind B too. */
 void test_sim_no_backfill(void)
 {
@@ -275,10 +301,10 @@ void test_sim_plan_errors(void)
 			     "plan.tsv", 1, sc->topo, &plan, err,
 			     sizeof(err)));
 	CHECK(strstr(err, "plan.tsv:2: nodes '9'") != NULL);
-	CHECK(sim_plan_parse(HEAD JOB("A", "0", "100", "2", "0", "0"),
+	CHECK(sim_plan_parse(HEAD JOB("A", "0", "100", "2", "0", "-1"),
 			     "plan.tsv", 1, sc->topo, &plan, err,
 			     sizeof(err)));
-	CHECK(strstr(err, "limit_min '0'") != NULL);
+	CHECK(strstr(err, "limit_min '-1': expected minutes >= 0") != NULL);
 	CHECK(sim_plan_parse("log_id\toffset\n", "plan.tsv", 1, sc->topo,
 			     &plan, err, sizeof(err)));
 	CHECK(strstr(err, "no column 'runtime'") != NULL);

@@ -97,6 +97,7 @@ void test_nedd_runtime_applied(void);
 void test_sim_fifo(void);
 void test_sim_backfill_and_wait(void);
 void test_sim_no_backfill(void);
+void test_sim_no_limit_is_a_year(void);
 void test_sim_isolated_waits(void);
 void test_sim_choice_is_make_allocs(void);
 void test_sim_runtime_is_eq7(void);

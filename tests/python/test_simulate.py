@@ -64,3 +64,29 @@ def test_core_level_and_unknown_clusters_are_one_line(log, tmp_path, capsys):
     assert simulate.main(base + ["--cluster", "tiny", "--granularity", "core"]) == 1
     assert "GRANULARITY=core" in capsys.readouterr().err
     assert not os.path.exists(tmp_path / "runs") or not os.listdir(tmp_path / "runs")
+
+
+@pytest.mark.skipif(not os.access(os.path.join(build_dir(ROOT), "tb-sim"), os.X_OK),
+                    reason="tb-sim not built (make -C plugins tools)")
+def test_limits_none_runs_on_the_twin_as_slurm_records_no_limit(log, tmp_path):
+    """LIMITS=none (plan limit 0): the twin plans a year, as Slurm's backfill
+    does, and sacct.json says what Slurm's sacct says: UNLIMITED for a job
+    the main scheduler started, 525,600 min for one backfill started."""
+    rc = simulate.main(["--cluster", "tiny", "--log", log, "--policy", "greedy", "--root", ROOT,
+                        "--results", str(tmp_path / "runs"), "--limits", "none"])
+    assert rc == 0
+    (run_id,) = os.listdir(tmp_path / "runs")
+    run_dir = str(tmp_path / "runs" / run_id)
+    with open(os.path.join(run_dir, "sim.tsv")) as f:
+        rows = {r["log_id"]: r for r in csv.DictReader(f, delimiter="\t")}
+    assert all(r["state"] == "COMPLETED" for r in rows.values())
+    with open(os.path.join(run_dir, "sacct.json")) as f:
+        jobs = json.load(f)["jobs"]
+    for j in jobs:
+        log_id = j["name"].split(":")[1]
+        want = ({"set": True, "infinite": False, "number": 525600}
+                if rows[log_id]["backfilled"] == "1" else
+                {"set": True, "infinite": True, "number": 0})
+        assert j["time"]["limit"] == want
+    assert simulate.sacct_limit(12, True) == {"set": True, "infinite": False, "number": 12}
+    assert simulate.sacct_limit(0, True)["number"] == 525600
