@@ -99,13 +99,13 @@ int tb_matrix_load(const char *path, struct tb_matrix **out, char *err,
 		   size_t errlen)
 {
 	size_t len;
-	char *text = tb_read_file(path, &len);
+	char *text;
 	int rc;
 
 	*out = NULL;
+	text = tb_read_text(path, &len, err, errlen);
 	if (!text)
-		return tb_fail_at(err, errlen, path, 0,
-				  "cannot read the file: %s", strerror(errno));
+		return -1;
 	rc = tb_matrix_parse(text, len, path, out, err, errlen);
 	free(text);
 	return rc;

@@ -409,16 +409,13 @@ int tb_scenario_load(const char *path, struct tb_scenario **out, char *err,
 		     size_t errlen)
 {
 	size_t len;
-	char *text = tb_read_file(path, &len);
+	char *text;
 	int rc;
 
 	*out = NULL;
-	if (!text) {
-		if (err && errlen)
-			snprintf(err, errlen, "%s: cannot read the file: %s",
-				 path, strerror(errno));
+	text = tb_read_text(path, &len, err, errlen);
+	if (!text)
 		return -1;
-	}
 	rc = tb_scenario_parse(text, len, path, out, err, errlen);
 	free(text);
 	return rc;

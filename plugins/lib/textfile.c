@@ -75,6 +75,16 @@ int tb_next_line(const char *text, size_t len, size_t *pos, char *buf,
 	return 1;
 }
 
+char *tb_read_text(const char *path, size_t *len, char *err, size_t errlen)
+{
+	char *text = tb_read_file(path, len);
+
+	if (!text)
+		tb_fail_at(err, errlen, path, 0, "cannot read the file: %s",
+			   strerror(errno));
+	return text;
+}
+
 int tb_fail_at(char *err, size_t errlen, const char *name, int line,
 	       const char *fmt, ...)
 {

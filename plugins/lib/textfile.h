@@ -8,6 +8,10 @@
  * opened or read, a directory, out of memory), errno saying why. */
 char *tb_read_file(const char *path, size_t *len);
 
+/* tb_read_file for a loader: NULL after writing "<path>: cannot read the
+ * file: <reason>" into err. */
+char *tb_read_text(const char *path, size_t *len, char *err, size_t errlen);
+
 /* Next line of text[*pos..len) into buf (comments after '#' removed,
  * trimmed); returns 0 at the end, -1 if a line is longer than bufsize. */
 int tb_next_line(const char *text, size_t len, size_t *pos, char *buf,

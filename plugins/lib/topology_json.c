@@ -3,7 +3,6 @@
  * struct tb_topology, through the builder of topology.c: switches, the
  * nodes under their leaves, and a torus' dimensions.
  */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -190,16 +189,13 @@ int tb_topology_load(const char *path, struct tb_topology **out, char *err,
 		     size_t errlen)
 {
 	size_t len;
-	char *text = tb_read_file(path, &len);
+	char *text;
 	int rc;
 
 	*out = NULL;
-	if (!text) {
-		if (err && errlen)
-			snprintf(err, errlen, "%s: cannot read the file: %s",
-				 path, strerror(errno));
+	text = tb_read_text(path, &len, err, errlen);
+	if (!text)
 		return -1;
-	}
 	rc = tb_topology_from_json_text(text, len, out, err, errlen);
 	free(text);
 	return rc;
