@@ -391,6 +391,7 @@ static void run_fini(struct run *r)
 	free(r->s.held);
 	free(r->s.held_job);
 	tb_occupancy_free(r->s.occ);
+	sim_counts_fini(&r->s);
 }
 
 static int run_init(struct run *r, const struct tb_topology *t,
@@ -415,7 +416,8 @@ static int run_init(struct run *r, const struct tb_topology *t,
 	    !r->s.scratch || !r->s.occ || !r->arrivals || !r->queue || !r->alloc ||
 	    sim_bits_init(&r->s.free, n, 1) || sim_bits_init(&r->bits, n, 0))
 		return -1;
-	if (!(r->s.occ->job = malloc(sizeof(int) * (size_t)n)))
+	if (!(r->s.occ->job = malloc(sizeof(int) * (size_t)n)) ||
+	    sim_counts_init(&r->s))
 		return -1;
 	for (int k = 0; k < n; k++) {
 		r->s.node_job[k] = -1;

@@ -46,7 +46,7 @@ int sim_bits_count(const struct sim_bits *b)
 	int c = 0;
 
 	for (int i = 0; i < b->words; i++)
-		c += __builtin_popcountll(b->w[i]);
+		c += sim_popcount(b->w[i]);
 	return c;
 }
 
@@ -57,7 +57,9 @@ int sim_space_init(struct sim_space *s, const struct sim_bits *free_now,
 	s->cap = 16;
 	s->begin = malloc(sizeof(double) * (size_t)s->cap);
 	s->free = calloc((size_t)s->cap, sizeof(struct sim_bits));
-	if (!s->begin || !s->free ||
+	s->touched = malloc(sizeof(int) * (size_t)(free_now->words + 1));
+	if (!s->begin || !s->free || !s->touched ||
+	    sim_bits_init(&s->mask, free_now->n, 0) ||
 	    sim_bits_init(&s->free[0], free_now->n, 0)) {
 		sim_space_fini(s);
 		return -1;
@@ -74,6 +76,8 @@ void sim_space_fini(struct sim_space *s)
 		sim_bits_fini(&s->free[i]);
 	free(s->free);
 	free(s->begin);
+	free(s->touched);
+	sim_bits_fini(&s->mask);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -130,17 +134,24 @@ int sim_space_take(struct sim_space *s, double begin, double end,
 	last = split_at(s, end);
 	if (last < 0)
 		return -1;
-	/* The nodes as a mask, then one word operation per slice. */
-	struct sim_bits mask;
+	/* The nodes as a mask over the words they touch (the space's
+	 * scratch, zero between calls), then one operation per word and
+	 * slice. */
+	uint64_t *mask = s->mask.w;
+	int touched = 0;
 
-	if (sim_bits_init(&mask, s->free[0].n, 0))
-		return -1;
-	for (int k = 0; k < n; k++)
-		sim_bit_set(&mask, nodes[k]);
+	for (int k = 0; k < n; k++) {
+		int w = nodes[k] >> 6;
+
+		if (!mask[w])
+			s->touched[touched++] = w;
+		mask[w] |= (uint64_t)1 << (nodes[k] & 63);
+	}
 	for (int i = first; i < s->n && s->begin[i] < end; i++)
-		for (int w = 0; w < mask.words; w++)
-			s->free[i].w[w] &= ~mask.w[w];
-	sim_bits_fini(&mask);
+		for (int k = 0; k < touched; k++)
+			s->free[i].w[s->touched[k]] &= ~mask[s->touched[k]];
+	for (int k = 0; k < touched; k++)
+		mask[s->touched[k]] = 0;
 	return 0;
 }
 
