@@ -153,6 +153,7 @@ struct sim_space {
 	int n, cap;
 	double *begin;
 	struct sim_bits *free;
+	int *count;		/* nodes free in each slice */
 	struct sim_bits mask;	/* sim_space_take's scratch, all zero */
 	int *touched;		/* its words in use */
 };
@@ -169,6 +170,11 @@ int sim_space_take(struct sim_space *s, double begin, double end,
  * is then not the whole answer). */
 int sim_space_free_during(const struct sim_space *s, int from, double end,
 			  int need, struct sim_bits *out);
+/* The slice beginning at t (split from the one holding it), or -1 (out of
+ * memory); with t after the last slice's begin, a copy of it appended. */
+int sim_space_append(struct sim_space *s, double t);
+/* The nodes free in slice i from now on (that slice only). */
+void sim_space_give(struct sim_space *s, int i, const int *nodes, int n);
 
 /* --- the run (sim_sched.c, sim_place.c) ------------------------------- */
 
@@ -186,7 +192,7 @@ struct sim {
 	/* What running jobs make of each node for a snapshot: busy or
 	 * busy-comm, and the holder's place in running (-1: none). */
 	unsigned char *held;
-	int *held_job;
+	int *held_job;		/* occ->job itself (the occupancy owns it) */
 	int *scratch;		/* t->n_nodes ints */
 	/* The snapshot's switch tallies by word masks (occupancy `counts`,
 	 * sim_place.c): nodes held by a running comm-intensive job, and each

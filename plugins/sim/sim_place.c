@@ -144,7 +144,6 @@ static void snapshot(struct sim *s, const struct sim_bits *free)
 			o->state[k] = (x >> (k - lo)) & 1 ? TB_NODE_FREE :
 				      s->held[k];
 	}
-	memcpy(o->job, s->held_job, sizeof(int) * (size_t)n);
 	o->n_jobs = s->n_running;
 	o->counts = NULL;
 	if (s->use_counts) {
