@@ -57,15 +57,45 @@ def percent(twin, emu):
     return 100.0 * (twin - emu) / emu
 
 
-def compare(emu_m, sim_m, emu_jobs, sim_jobs, plan):
-    """The comparison as a dict (validation.json)."""
+def subset_metrics(jobs, ids, cluster_nodes):
+    """makespan, utilization, mean wait and execution hours over the jobs
+    ids (jobs.csv rows), as metrics/measures.py defines them."""
+    rows = [jobs[i] for i in ids if i in jobs]
+    if not rows:
+        return {}
+    first = min(float(r["eligible"]) for r in rows)
+    makespan = max(float(r["end"]) for r in rows) - first
+    work = sum(float(r["nodes"]) * float(r["run_s"]) for r in rows)
+    return {"jobs": len(rows), "makespan_s": makespan,
+            "utilization": work / (cluster_nodes * makespan) if makespan > 0 else None,
+            "wait_mean_s": sum(float(r["wait_s"]) for r in rows) / len(rows),
+            "exec_hours": sum(float(r["run_s"]) for r in rows) / 3600}
+
+
+def metric_rows(emu_m, sim_m, metrics=METRICS):
     rows = []
-    for key, label, target in METRICS:
+    for key, label, target in metrics:
         e, s = emu_m.get(key), sim_m.get(key)
         d = percent(s, e)
         rows.append({"metric": key, "label": label, "emulation": e, "twin": s,
                      "difference_percent": d, "target_percent": target,
                      "met": None if target is None or d is None else abs(d) <= target})
+    return rows
+
+
+def compare(emu_m, sim_m, emu_jobs, sim_jobs, plan, cluster_nodes=0):
+    """The comparison as a dict (validation.json). A damaged emulation
+    (jobs hit by a fault or launched late, left out of its metrics) is
+    also compared over the jobs it counts, recomputed on both sides."""
+    rows = metric_rows(emu_m, sim_m)
+    counted = None
+    if emu_m.get("fault_jobs") and cluster_nodes:
+        ids = [i for i, j in emu_jobs.items()
+               if not j.get("fault") and j.get("prefill") in ("0", "", None)]
+        counted = {"jobs": len(ids), "left_out": emu_m.get("fault_jobs"),
+                   "metrics": metric_rows(subset_metrics(emu_jobs, ids, cluster_nodes),
+                                          subset_metrics(sim_jobs, ids, cluster_nodes),
+                                          METRICS[:4])}
     # The emulation's own lag: its execution hours over the plan's modelled
     # runtimes (the plugin's runtime_scaled where recorded, else the log's).
     modelled = sum(float(j.get("runtime_scaled_s") or j.get("runtime_base_s") or 0)
@@ -87,13 +117,13 @@ def compare(emu_m, sim_m, emu_jobs, sim_jobs, plan):
         diffs.append({"log_id": p["log_id"], "nodes": p["nodes"],
                       "start_emulation": float(e["start"]), "start_twin": float(s["start"]),
                       "start_difference_s": ds, "wait_difference_s": dw,
-                      "same_nodes": e["nodes"] == s["nodes"] if "nodes" in e else None})
+                      "emulation_fault": e.get("fault") or ""})
     near = sum(1 for d in diffs if abs(d["start_difference_s"]) <= 60)
     earlier = sum(1 for d in diffs if d["start_difference_s"] < -60)
     later = sum(1 for d in diffs if d["start_difference_s"] > 60)
     first = next((d for d in sorted(diffs, key=lambda d: d["start_emulation"])
                   if abs(d["start_difference_s"]) > 60), None)
-    return {"metrics": rows, "emulation_lag": lag,
+    return {"metrics": rows, "counted": counted, "emulation_lag": lag,
             "starts": {"jobs": len(diffs), "within_60s": near, "twin_earlier": earlier,
                        "twin_later": later, "first_differing": first,
                        "largest": sorted(diffs, key=lambda d: -abs(d["start_difference_s"]))[:10]}}
@@ -122,6 +152,19 @@ def validation_md(emu_manifest, sim_manifest, cmp):
         d = r["difference_percent"]
         lines.append(f"| {r['label']} | {fmt(r['emulation'])} | {fmt(r['twin'])} | "
                      f"{'-' if d is None else f'{d:+.1f} %'} | {target} |")
+    if cmp.get("counted"):
+        c = cmp["counted"]
+        lines += ["", f"**The emulation is damaged**: {c['left_out']} jobs hit by a fault or "
+                  "launched after their own end are left out of its metrics (the twin's "
+                  f"count all). Over the {c['jobs']} jobs it counts, both recomputed from "
+                  "jobs.csv:", "", "| metric | emulation | twin | difference | target |",
+                  "|---|---|---|---|---|"]
+        for r in c["metrics"]:
+            d = r["difference_percent"]
+            target = "-" if r["target_percent"] is None else (
+                f"within {r['target_percent']:g} %: {'met' if r['met'] else '**not met**'}")
+            lines.append(f"| {r['label']} | {fmt(r['emulation'])} | {fmt(r['twin'])} | "
+                         f"{'-' if d is None else f'{d:+.1f} %'} | {target} |")
     lag = cmp["emulation_lag"]
     lines += ["", f"The emulation's execution hours against its plan's modelled runtimes: "
               f"{fmt(lag['exec_hours'])} h against {fmt(lag['modelled_hours'])} h "
@@ -136,11 +179,12 @@ def validation_md(emu_manifest, sim_manifest, cmp):
         lines.append(f"The first to differ (by the emulation's start): log job {f['log_id']} "
                      f"({f['nodes']} nodes), {f['start_emulation']:.0f} s in the emulation, "
                      f"{f['start_twin']:.0f} s in the twin.")
-    lines += ["", "| log job | nodes | start, emulation | twin | difference (s) |",
-              "|---|---|---|---|---|"]
+    lines += ["", "| log job | nodes | start, emulation | twin | difference (s) | "
+              "emulation's fault |", "|---|---|---|---|---|---|"]
     for d in st["largest"]:
         lines.append(f"| {d['log_id']} | {d['nodes']} | {d['start_emulation']:.0f} | "
-                     f"{d['start_twin']:.0f} | {d['start_difference_s']:+.0f} |")
+                     f"{d['start_twin']:.0f} | {d['start_difference_s']:+.0f} | "
+                     f"{d['emulation_fault'] or '-'} |")
     return "\n".join(lines) + "\n"
 
 
@@ -205,7 +249,8 @@ def validate(args):
                           os.path.join(build_dir(args.root), "tb-isolation"))
         cmp = compare(read_json(os.path.join(emu, "metrics.json")), sim_m,
                       read_jobs(os.path.join(emu, "jobs.csv")),
-                      read_jobs(os.path.join(run_dir, "jobs.csv")), plan)
+                      read_jobs(os.path.join(run_dir, "jobs.csv")), plan,
+                      m.get("cluster_nodes") or 0)
         cmp["emulation"], cmp["twin"] = m["run_id"], run_id
         write_atomic(os.path.join(run_dir, "validation.json"), json.dumps(cmp, indent=1) + "\n")
         write_atomic(os.path.join(run_dir, "validation.md"), validation_md(m, manifest, cmp))

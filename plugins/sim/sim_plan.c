@@ -151,9 +151,9 @@ static int parse_row(struct sim_job *j, char **f, const int *at, int nf,
 			 v[C_PERCENT]);
 		return -1;
 	}
-	if (number(v[C_LIMIT], &limit_min) || limit_min <= 0) {
-		snprintf(err, errlen, "limit_min '%s': expected minutes > 0",
-			 v[C_LIMIT]);
+	if (number(v[C_LIMIT], &limit_min) || limit_min < 0) {
+		snprintf(err, errlen, "limit_min '%s': expected minutes >= 0 "
+			 "(0: no limit)", v[C_LIMIT]);
 		return -1;
 	}
 	if (v[C_TA] && *v[C_TA] && (number(v[C_TA], &ta) || ta < 0 || ta >= 1)) {
@@ -181,6 +181,12 @@ static int parse_row(struct sim_job *j, char **f, const int *at, int nf,
 	j->runtime *= 1 - ta;
 	/* limit_min is Slurm's minutes, each 60 x SPEEDUP log seconds. */
 	j->limit = limit_min * 60 * speedup;
+	/* 0: no limit (LIMITS=none: sbatch without --time, MaxTime=INFINITE).
+	 * Slurm holds such a job's nodes to start + a year (its end time for
+	 * an INFINITE limit, as we recall job_mgr.c; not checked against
+	 * 24.11 here): beyond bf_window either way. */
+	if (limit_min == 0)
+		j->limit = 365.0 * 86400 * speedup;
 	j->job.nodes = j->nodes;
 	j->job.comm_fraction = perc / 100;
 	j->planned = -1;

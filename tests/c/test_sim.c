@@ -275,10 +275,16 @@ void test_sim_plan_errors(void)
 			     "plan.tsv", 1, sc->topo, &plan, err,
 			     sizeof(err)));
 	CHECK(strstr(err, "plan.tsv:2: nodes '9'") != NULL);
-	CHECK(sim_plan_parse(HEAD JOB("A", "0", "100", "2", "0", "0"),
+	CHECK(sim_plan_parse(HEAD JOB("A", "0", "100", "2", "0", "-1"),
 			     "plan.tsv", 1, sc->topo, &plan, err,
 			     sizeof(err)));
-	CHECK(strstr(err, "limit_min '0'") != NULL);
+	CHECK(strstr(err, "limit_min '-1'") != NULL);
+	/* 0 is no limit (LIMITS=none): a year, beyond any window. */
+	CHECK(!sim_plan_parse(HEAD JOB("A", "0", "100", "2", "0", "0"),
+			      "plan.tsv", 1, sc->topo, &plan, err,
+			      sizeof(err)));
+	CHECK_NEAR(plan.jobs[0].limit, 365.0 * 86400);
+	sim_plan_free(&plan);
 	CHECK(sim_plan_parse("log_id\toffset\n", "plan.tsv", 1, sc->topo,
 			     &plan, err, sizeof(err)));
 	CHECK(strstr(err, "no column 'runtime'") != NULL);
