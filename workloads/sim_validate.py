@@ -18,6 +18,7 @@ hold its clock shows it here), and the jobs whose starts differ most.
 """
 
 import argparse
+import bisect
 import csv
 import datetime
 import hashlib
@@ -83,6 +84,41 @@ def metric_rows(emu_m, sim_m, metrics=METRICS):
     return rows
 
 
+def quantiles(xs):
+    xs = sorted(xs)
+    if not xs:
+        return None
+    return {"n": len(xs), "median": xs[len(xs) // 2], "p90": xs[9 * len(xs) // 10],
+            "max": xs[-1]}
+
+
+def delays(jobs):
+    """Where an engine's time goes besides its decisions: each job's run
+    past its modelled runtime (run_s - runtime_scaled_s: the launch and
+    completion lag), and for each job that waited, its start after the
+    last end before it (the twin starts a job at an end or at a backfill
+    pass, so 0 there; the emulation adds its scheduling and launch
+    latency)."""
+    runs, ends, starts = [], [], []
+    for r in jobs.values():
+        try:
+            run, model = float(r["run_s"]), float(r["runtime_scaled_s"])
+            ends.append(float(r["end"]))
+            if float(r["wait_s"]) > 0:
+                starts.append(float(r["start"]))
+        except (KeyError, ValueError):
+            continue
+        if not r.get("fault"):
+            runs.append(run - model)
+    ends.sort()
+    after = []
+    for t in starts:
+        i = bisect.bisect_right(ends, t + 1e-6)
+        if i:
+            after.append(t - ends[i - 1])
+    return {"run_past_model_s": quantiles(runs), "start_after_last_end_s": quantiles(after)}
+
+
 def compare(emu_m, sim_m, emu_jobs, sim_jobs, plan, cluster_nodes=0):
     """The comparison as a dict (validation.json). A damaged emulation
     (jobs hit by a fault or launched late, left out of its metrics) is
@@ -124,6 +160,7 @@ def compare(emu_m, sim_m, emu_jobs, sim_jobs, plan, cluster_nodes=0):
     first = next((d for d in sorted(diffs, key=lambda d: d["start_emulation"])
                   if abs(d["start_difference_s"]) > 60), None)
     return {"metrics": rows, "counted": counted, "emulation_lag": lag,
+            "delays": {"emulation": delays(emu_jobs), "twin": delays(sim_jobs)},
             "starts": {"jobs": len(diffs), "within_60s": near, "twin_earlier": earlier,
                        "twin_later": later, "first_differing": first,
                        "largest": sorted(diffs, key=lambda d: -abs(d["start_difference_s"]))[:10]}}
@@ -171,6 +208,15 @@ def validation_md(emu_manifest, sim_manifest, cmp):
               f"({'-' if lag['gap_percent'] is None else format(lag['gap_percent'], '+.2f')} %): "
               "its launch and completion lag (a virtual-clock run that held its clock "
               "shows a fraction of a per cent)."]
+    lines += ["", "Delays besides the decisions (log s; median / p90 / max over the jobs):", "",
+              "| | run past its modelled runtime | start after the last end before it |",
+              "|---|---|---|"]
+    for who in ("emulation", "twin"):
+        cells = []
+        for key in ("run_past_model_s", "start_after_last_end_s"):
+            q = cmp["delays"][who][key]
+            cells.append("-" if not q else f"{q['median']:.0f} / {q['p90']:.0f} / {q['max']:.0f}")
+        lines.append(f"| {who} | {cells[0]} | {cells[1]} |")
     st = cmp["starts"]
     lines += ["", f"Starts: of {st['jobs']} jobs, {st['within_60s']} start within 60 s of the "
               f"emulation's, {st['twin_earlier']} earlier in the twin, {st['twin_later']} later."]

@@ -56,3 +56,14 @@ def test_table_one_row_per_run(tmp_path):
     assert "+1.0 %" in rows[0] and "**-20.0 %**" in rows[0]   # wait beyond 10 %
     assert rows[1].count(" - |") == 13                          # run 2: no twin yet
     assert os.path.exists(d / "validation.md")
+
+
+def test_delays_run_lag_and_start_after_end():
+    from workloads.sim_validate import delays
+    jobs = {"a": {"run_s": "110", "runtime_scaled_s": "100", "end": "110", "wait_s": "0",
+                  "start": "0"},
+            "b": {"run_s": "50", "runtime_scaled_s": "50", "end": "190", "wait_s": "140",
+                  "start": "140"}}
+    d = delays(jobs)
+    assert d["run_past_model_s"]["max"] == 10
+    assert d["start_after_last_end_s"]["median"] == 30      # b started 30 s after a ended
