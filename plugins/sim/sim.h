@@ -192,7 +192,7 @@ struct sim {
 	/* What running jobs make of each node for a snapshot: busy or
 	 * busy-comm, and the holder's place in running (-1: none). */
 	unsigned char *held;
-	int *held_job;		/* occ->job itself (the occupancy owns it) */
+	int *held_job;		/* occ->job itself (occ owns it) */
 	int *scratch;		/* t->n_nodes ints */
 	/* The snapshot's switch tallies by word masks (occupancy `counts`,
 	 * sim_place.c): nodes held by a running comm-intensive job, and each

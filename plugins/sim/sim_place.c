@@ -67,11 +67,13 @@ int sim_counts_init(struct sim *s)
 	for (int i = 0; i < nl; i++) {
 		const struct tb_switch *sw = &t->switches[t->leaves[i]];
 
+		uint64_t *m = &s->leaf_mask[s->leaf_off[i]];
+
 		for (int k = 0; k < sw->n_nodes; k++) {
 			int node = sw->nodes[k];
 
-			s->leaf_mask[s->leaf_off[i] + (node >> 6) -
-				     s->leaf_w0[i]] |= (uint64_t)1 << (node & 63);
+			m[(node >> 6) - s->leaf_w0[i]] |=
+				(uint64_t)1 << (node & 63);
 		}
 	}
 	s->use_counts = 1;
@@ -103,13 +105,14 @@ static void tally(struct sim *s, const struct sim_bits *free)
 	memset(c->comm_nodes, 0, b);
 	memset(c->busy_nodes, 0, b);
 	for (int i = 0; i < t->n_leaves; i++) {
-		const uint64_t *m = &s->leaf_mask[s->leaf_off[i]] -
-				    s->leaf_w0[i];
-		int leaf = t->leaves[i], f = 0, cm = 0;
+		const uint64_t *m = &s->leaf_mask[s->leaf_off[i]];
+		int leaf = t->leaves[i], f = 0, cm = 0, w0 = s->leaf_w0[i];
 
-		for (int w = s->leaf_w0[i]; w <= s->leaf_w1[i]; w++) {
-			f += sim_popcount(free->w[w] & m[w]);
-			cm += sim_popcount(s->comm.w[w] & ~free->w[w] & m[w]);
+		for (int w = w0; w <= s->leaf_w1[i]; w++) {
+			uint64_t x = m[w - w0];
+
+			f += sim_popcount(free->w[w] & x);
+			cm += sim_popcount(s->comm.w[w] & ~free->w[w] & x);
 		}
 		c->free_nodes[leaf] = f;
 		c->busy_nodes[leaf] = t->switches[leaf].n_nodes - f;

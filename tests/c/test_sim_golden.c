@@ -58,9 +58,9 @@ static char *golden_plan(void)
 
 		t += (long)(lcg(&x) % 120);
 		len += (size_t)snprintf(text + len, cap - len,
-					"%d\t%ld\t%ld\t%d\t%d\t%s\t%d\t%ld\t0\t0"
-					"\t0\t\t0\t0\n", i + 1, t, run, nodes,
-					comm, patterns[lcg(&x) % 4],
+					"%d\t%ld\t%ld\t%d\t%d\t%s\t%d\t%ld"
+					"\t0\t0\t0\t\t0\t0\n", i + 1, t, run,
+					nodes, comm, patterns[lcg(&x) % 4],
 					comm ? 60 : 0, limit_min);
 	}
 	return text;
