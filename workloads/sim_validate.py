@@ -215,7 +215,9 @@ def validation_md(emu_manifest, sim_manifest, cmp):
         cells = []
         for key in ("run_past_model_s", "start_after_last_end_s"):
             q = cmp["delays"][who][key]
-            cells.append("-" if not q else f"{q['median']:.0f} / {q['p90']:.0f} / {q['max']:.0f}")
+            cells.append("-" if not q else " / ".join(f"{q[k] + 0.0:.0f}".replace("-0", "0")
+                                                      if abs(q[k]) < 0.5 else f"{q[k]:.0f}"
+                                                      for k in ("median", "p90", "max")))
         lines.append(f"| {who} | {cells[0]} | {cells[1]} |")
     st = cmp["starts"]
     lines += ["", f"Starts: of {st['jobs']} jobs, {st['within_60s']} start within 60 s of the "
