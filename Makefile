@@ -71,7 +71,7 @@ fetch-logs: ## download the public job logs into WORKLOADS_DIR (default workload
 replay: ## replay LOG on the running cluster under POLICY (RESUME=<run-id> continues one)
 	@$(TESTBED) replay
 
-simulate: ## LOG on the emulation's twin (tb-sim) as CLUSTER under POLICY, in seconds: a replay's run directory, engine sim
+simulate: ## LOG on the emulation's twin (tb-sim) as CLUSTER under POLICY, in seconds: a replay's run directory, engine sim; RUN=<emulation run>: that run's plan on the twin, compared (validation.md)
 	@$(TESTBED) simulate
 tofa-faults: ## TOFA's faults: TOFA_BATCHES batches of TOFA_INSTANCES instances of TOFA_APP on the running torus, TOFA_NF nodes at TOFA_PF
 	@$(TESTBED) tofa-faults

@@ -103,7 +103,11 @@ def compare(run_dirs, out_dir, force=False):
     header = ["metric"] + [f"{r[1]['policy']}"
                            f"{' ' + pace_label(r[1]) if by_speedup else ''}"
                            f" ({r[1]['run_id']})" for r in runs]
-    rows = []
+    # Which engine made each run: Slurm on the emulated cluster, or the twin
+    # (make simulate; a table of both is a cross-validation, not a policy's
+    # effect).
+    rows = [["engine"] + [("sim (tb-sim)" if r[1].get("engine") == "sim" else "emulation")
+                          for r in runs]]
     for k in METRIC_KEYS:
         b = base[2].get(k)
         row = [k]

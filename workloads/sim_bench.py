@@ -56,7 +56,14 @@ def simulate(root, out, cluster, policy, log, workloads_dir, extra=()):
     run_dir = r.stdout.strip().rsplit("-> ", 1)[-1].rstrip("/")
     with open(os.path.join(root, run_dir, "manifest.json"), encoding="utf-8") as f:
         m = json.load(f)
-    return wall, m["sim"]["wall_s"], m["jobs"]
+    # tb-sim's own line: "..., <s> s CPU" (its clock(), the CPU time).
+    said = m["sim"].get("said", "")
+    cpu = said.rsplit(", ", 1)[-1] if said.endswith("CPU") else "CPU ?"
+    return wall, m["sim"]["wall_s"], m["jobs"], cpu
+
+
+def load():
+    return "/".join(f"{x:.1f}" for x in os.getloadavg())
 
 
 def main(argv):
@@ -69,13 +76,15 @@ def main(argv):
     os.makedirs(args.out, exist_ok=True)
     icpp = [name for name, family, _, _ in policy_registry(args.root) if family == "icpp"]
     print(f"# make bench BENCH=sim: the twin (tb-sim); host {os.cpu_count()} cores; "
-          f"{time.strftime('%Y-%m-%d %H:%M:%S', time.gmtime())} UTC")
+          f"{time.strftime('%Y-%m-%d %H:%M:%S', time.gmtime())} UTC; load {load()} "
+          "(1/5/15 min: other work on the host slows wall times; tb-sim's CPU time is "
+          "the cleaner figure)")
     for cluster in ("hpc2010", "theta"):
         for policy in ["default"] + icpp:
-            wall, sim, jobs = simulate(args.root, args.out, cluster, policy, "theta",
-                                       args.workloads_dir)
+            wall, sim, jobs, cpu = simulate(args.root, args.out, cluster, policy, "theta",
+                                            args.workloads_dir)
             print(f"theta window ({jobs} jobs) on {cluster} under {policy}: "
-                  f"{wall:.2f} s (tb-sim {sim:.2f} s); target < 5 s")
+                  f"{wall:.2f} s (tb-sim {sim:.2f} s wall, {cpu}); target < 5 s")
     log = os.path.join(args.out, f"synthetic-{args.jobs}.swf")
     t = time.monotonic()
     _, cori_nodes, _ = generate_cluster(args.root, "cori", "",
@@ -83,10 +92,11 @@ def main(argv):
     synthetic_swf(log, args.jobs, cori_nodes)
     gen = time.monotonic() - t
     for policy in ("default", "greedy"):
-        wall, sim, jobs = simulate(args.root, args.out, "cori", policy, log, args.workloads_dir,
-                                   ["--jobs", str(args.jobs)])
+        wall, sim, jobs, cpu = simulate(args.root, args.out, "cori", policy, log,
+                                        args.workloads_dir, ["--jobs", str(args.jobs)])
         print(f"synthetic log ({jobs} jobs, {cori_nodes} nodes, load 0.9; made in {gen:.1f} s) "
-              f"on cori under {policy}: {wall:.2f} s (tb-sim {sim:.2f} s); target < 60 s")
+              f"on cori under {policy}: {wall:.2f} s (tb-sim {sim:.2f} s wall, {cpu}); "
+              f"target < 60 s; host load {load()}")
     return 0
 
 

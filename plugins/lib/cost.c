@@ -2,6 +2,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 int tb_contention_init(struct tb_contention *c, const struct tb_topology *t,
 		       const struct tb_occupancy *o, const int *alloc, int n)
@@ -16,12 +17,16 @@ int tb_contention_init(struct tb_contention *c, const struct tb_topology *t,
 		tb_contention_fini(c);
 		return -1;
 	}
-	for (int i = 0; i < t->n_nodes && i < o->n_nodes; i++) {
-		if (o->state[i] != TB_NODE_BUSY_COMM)
-			continue;
-		for (int s = t->nodes[i].leaf; s != TB_NO_PARENT;
-		     s = t->switches[s].parent)
-			comm[s]++;
+	if (o->counts && o->counts->n_switches == t->n_switches) {
+		memcpy(comm, o->counts->comm_nodes,
+		       sizeof(int) * (size_t)t->n_switches);
+	} else {
+		/* Into each leaf, then up the tree (tb_counts_propagate). */
+		for (int i = 0; i < t->n_nodes && i < o->n_nodes; i++)
+			if (o->state[i] == TB_NODE_BUSY_COMM &&
+			    t->nodes[i].leaf != TB_NO_PARENT)
+				comm[t->nodes[i].leaf]++;
+		tb_counts_propagate(t, comm);
 	}
 	/* The job's own nodes communicate too (reproduces Figure 5). */
 	for (int k = 0; k < n; k++)

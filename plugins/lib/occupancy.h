@@ -16,6 +16,8 @@ enum tb_node_state {
 	TB_NODE_DOWN = 3,
 };
 
+struct tb_switch_counts;
+
 struct tb_occupancy {
 	int n_nodes;
 	unsigned char *state;		/* enum tb_node_state per node */
@@ -38,6 +40,12 @@ struct tb_occupancy {
 	 * node-level policies read state only; a caller that fills this
 	 * marks a node with any busy core as busy in state. */
 	int *free_cores;
+	/* Optional: the tallies tb_counts_init makes of state, kept by a
+	 * caller that counts them faster than a walk over the nodes (the
+	 * twin, plugins/sim, by word masks per leaf, ~10 snapshots a job),
+	 * or NULL. The caller keeps them equal to state's; a copy of state
+	 * that is changed must not carry them. */
+	const struct tb_switch_counts *counts;
 };
 
 struct tb_occupancy *tb_occupancy_new(int n_nodes);	/* all free */
@@ -58,6 +66,10 @@ struct tb_switch_counts {
 int tb_counts_init(struct tb_switch_counts *c, const struct tb_topology *t,
 		   const struct tb_occupancy *o);
 void tb_counts_fini(struct tb_switch_counts *c);
+/* v[s] for every switch from the leaves' own: each switch's value added
+ * into its parent's, lower levels first (the other switches' values are
+ * their own part: 0 for a count of nodes). */
+void tb_counts_propagate(const struct tb_topology *t, int *v);
 
 /* Share of a switch's nodes busy with communication-intensive jobs,
  * L_comm / L_nodes: our earlier reading of Eq. 1 (r(s) of Eq. 2-3 is the

@@ -309,15 +309,15 @@ enum tb_status tb_policy_default(const struct tb_topology *t,
 	    !st.run_of || !st.run_max || !st.run_fullest ||
 	    tb_pick_init(&pk, t, o, alloc))
 		goto out;
-	/* Counts restricted to the top switch's nodes. */
-	for (int k = 0; k < t->switches[top].n_nodes; k++) {
-		int node = t->switches[top].nodes[k];
-		if (o->state[node] != TB_NODE_FREE)
-			continue;
-		for (int s = t->nodes[node].leaf; s != TB_NO_PARENT;
-		     s = t->switches[s].parent)
-			st.cnt[s]++;
+	/* Counts restricted to the top switch's nodes: its leaves' free
+	 * nodes (the node tallies' own, c), summed up the tree. */
+	for (int i = 0; i < t->n_leaves; i++) {
+		int leaf = t->leaves[i];
+
+		if (tb_is_below(t, leaf, top))
+			st.cnt[leaf] = c.free_nodes[leaf];
 	}
+	tb_counts_propagate(t, st.cnt);
 	build_runs(&st);
 	while (rem > 0) {
 		int best = choose_best(&st, rem), got;

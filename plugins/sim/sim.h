@@ -129,6 +129,15 @@ void sim_bits_fini(struct sim_bits *b);
 void sim_bits_copy(struct sim_bits *dst, const struct sim_bits *src);
 void sim_bits_and(struct sim_bits *dst, const struct sim_bits *src);
 int sim_bits_count(const struct sim_bits *b);
+/* The bits of a word, by halves (SWAR): __builtin_popcountll without
+ * -mpopcnt is a call into libgcc per word, in the twin's hottest loops. */
+static inline int sim_popcount(uint64_t x)
+{
+	x = x - ((x >> 1) & 0x5555555555555555u);
+	x = (x & 0x3333333333333333u) + ((x >> 2) & 0x3333333333333333u);
+	x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0fu;
+	return (int)((x * 0x0101010101010101u) >> 56);
+}
 static inline int sim_bit(const struct sim_bits *b, int i)
 {
 	return (int)((b->w[i >> 6] >> (i & 63)) & 1u);
@@ -148,6 +157,9 @@ struct sim_space {
 	int n, cap;
 	double *begin;
 	struct sim_bits *free;
+	int *count;		/* nodes free in each slice */
+	struct sim_bits mask;	/* sim_space_take's scratch, all zero */
+	int *touched;		/* its words in use */
 };
 
 int sim_space_init(struct sim_space *s, const struct sim_bits *free_now,
@@ -162,6 +174,11 @@ int sim_space_take(struct sim_space *s, double begin, double end,
  * is then not the whole answer). */
 int sim_space_free_during(const struct sim_space *s, int from, double end,
 			  int need, struct sim_bits *out);
+/* The slice beginning at t (split from the one holding it), or -1 (out of
+ * memory); with t after the last slice's begin, a copy of it appended. */
+int sim_space_append(struct sim_space *s, double t);
+/* The nodes free in slice i from now on (that slice only). */
+void sim_space_give(struct sim_space *s, int i, const int *nodes, int n);
 
 /* --- the run (sim_sched.c, sim_place.c) ------------------------------- */
 
@@ -179,9 +196,22 @@ struct sim {
 	/* What running jobs make of each node for a snapshot: busy or
 	 * busy-comm, and the holder's place in running (-1: none). */
 	unsigned char *held;
-	int *held_job;
+	int *held_job;		/* occ->job itself (occ owns it) */
 	int *scratch;		/* t->n_nodes ints */
+	/* The snapshot's switch tallies by word masks (occupancy `counts`,
+	 * sim_place.c): nodes held by a running comm-intensive job, and each
+	 * leaf's nodes as masks over its words leaf_w0[i]..leaf_w1[i] (from
+	 * leaf_off[i] in leaf_mask). use_counts 0: the library counts. */
+	struct sim_bits comm;
+	struct tb_switch_counts counts;
+	int use_counts;
+	int *leaf_w0, *leaf_w1, *leaf_off;
+	uint64_t *leaf_mask;
 };
+
+/* The tallies' masks (sim_place.c); 0 or -1 (out of memory). */
+int sim_counts_init(struct sim *s);
+void sim_counts_fini(struct sim *s);
 
 /* Keep held / held_job as job idx starts (after it is appended to
  * running) and ends (after its place in running went to the job then at

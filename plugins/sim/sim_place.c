@@ -16,11 +16,112 @@
  *   policies with a matrix, Eq. 7 otherwise).
  */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "sim.h"
 #include "../lib/runtime_law.h"
 #include "../lib/treematch.h"
+
+/* A leaf's nodes as masks over the words they span: a leaf of contiguous
+ * nodes (every generated machine) spans few words, so a snapshot's
+ * tallies cost about one pass over the bitmap instead of one over the
+ * nodes. Leaves scattered over the bitmap (more mask words than 4 x the
+ * bitmap's) leave the counting to the library. */
+int sim_counts_init(struct sim *s)
+{
+	const struct tb_topology *t = s->t;
+	int nl = t->n_leaves, total = 0, words = (t->n_nodes + 63) / 64;
+
+	if (sim_bits_init(&s->comm, t->n_nodes, 0))
+		return -1;
+	s->counts.n_switches = t->n_switches;
+	s->counts.free_nodes = calloc((size_t)t->n_switches + 1, sizeof(int));
+	s->counts.comm_nodes = calloc((size_t)t->n_switches + 1, sizeof(int));
+	s->counts.busy_nodes = calloc((size_t)t->n_switches + 1, sizeof(int));
+	s->leaf_w0 = calloc((size_t)nl + 1, sizeof(int));
+	s->leaf_w1 = calloc((size_t)nl + 1, sizeof(int));
+	s->leaf_off = calloc((size_t)nl + 1, sizeof(int));
+	if (!s->counts.free_nodes || !s->counts.comm_nodes ||
+	    !s->counts.busy_nodes || !s->leaf_w0 || !s->leaf_w1 ||
+	    !s->leaf_off)
+		return -1;
+	for (int i = 0; i < nl; i++) {
+		const struct tb_switch *sw = &t->switches[t->leaves[i]];
+		int lo = t->n_nodes, hi = -1;
+
+		for (int k = 0; k < sw->n_nodes; k++) {
+			lo = sw->nodes[k] < lo ? sw->nodes[k] : lo;
+			hi = sw->nodes[k] > hi ? sw->nodes[k] : hi;
+		}
+		s->leaf_w0[i] = hi < 0 ? 0 : lo >> 6;
+		s->leaf_w1[i] = hi < 0 ? -1 : hi >> 6;
+		s->leaf_off[i] = total;
+		total += s->leaf_w1[i] - s->leaf_w0[i] + 1;
+	}
+	if (total > 4 * words + nl)
+		return 0;
+	s->leaf_mask = calloc((size_t)total + 1, sizeof(uint64_t));
+	if (!s->leaf_mask)
+		return -1;
+	for (int i = 0; i < nl; i++) {
+		const struct tb_switch *sw = &t->switches[t->leaves[i]];
+
+		uint64_t *m = &s->leaf_mask[s->leaf_off[i]];
+
+		for (int k = 0; k < sw->n_nodes; k++) {
+			int node = sw->nodes[k];
+
+			m[(node >> 6) - s->leaf_w0[i]] |=
+				(uint64_t)1 << (node & 63);
+		}
+	}
+	s->use_counts = 1;
+	return 0;
+}
+
+void sim_counts_fini(struct sim *s)
+{
+	sim_bits_fini(&s->comm);
+	free(s->counts.free_nodes);
+	free(s->counts.comm_nodes);
+	free(s->counts.busy_nodes);
+	free(s->leaf_w0);
+	free(s->leaf_w1);
+	free(s->leaf_off);
+	free(s->leaf_mask);
+}
+
+/* The snapshot's tallies, as tb_counts_init makes them of its state: a
+ * node is free when offered, else busy, busy-comm when a running
+ * comm-intensive job holds it (the twin has no down node). */
+static void tally(struct sim *s, const struct sim_bits *free)
+{
+	const struct tb_topology *t = s->t;
+	struct tb_switch_counts *c = &s->counts;
+	size_t b = sizeof(int) * (size_t)t->n_switches;
+
+	memset(c->free_nodes, 0, b);
+	memset(c->comm_nodes, 0, b);
+	memset(c->busy_nodes, 0, b);
+	for (int i = 0; i < t->n_leaves; i++) {
+		const uint64_t *m = &s->leaf_mask[s->leaf_off[i]];
+		int leaf = t->leaves[i], f = 0, cm = 0, w0 = s->leaf_w0[i];
+
+		for (int w = w0; w <= s->leaf_w1[i]; w++) {
+			uint64_t x = m[w - w0];
+
+			f += sim_popcount(free->w[w] & x);
+			cm += sim_popcount(s->comm.w[w] & ~free->w[w] & x);
+		}
+		c->free_nodes[leaf] = f;
+		c->busy_nodes[leaf] = t->switches[leaf].n_nodes - f;
+		c->comm_nodes[leaf] = cm;
+	}
+	tb_counts_propagate(t, c->free_nodes);
+	tb_counts_propagate(t, c->busy_nodes);
+	tb_counts_propagate(t, c->comm_nodes);
+}
 
 /* The running jobs' part (occupancy `job` ids and busy-comm) is kept by
  * sim_hold / sim_release as jobs start and end; a snapshot only lays the
@@ -46,8 +147,12 @@ static void snapshot(struct sim *s, const struct sim_bits *free)
 			o->state[k] = (x >> (k - lo)) & 1 ? TB_NODE_FREE :
 				      s->held[k];
 	}
-	memcpy(o->job, s->held_job, sizeof(int) * (size_t)n);
 	o->n_jobs = s->n_running;
+	o->counts = NULL;
+	if (s->use_counts) {
+		tally(s, free);
+		o->counts = &s->counts;
+	}
 }
 
 void sim_hold(struct sim *s, int idx)
@@ -59,6 +164,8 @@ void sim_hold(struct sim *s, int idx)
 		s->held[j->alloc[k]] = j->job.comm ? TB_NODE_BUSY_COMM :
 						     TB_NODE_BUSY;
 		s->held_job[j->alloc[k]] = id;
+		if (j->job.comm)
+			sim_bit_set(&s->comm, j->alloc[k]);
 	}
 }
 
@@ -69,6 +176,7 @@ void sim_release(struct sim *s, int idx, int moved)
 	for (int k = 0; k < j->nodes; k++) {
 		s->held[j->alloc[k]] = TB_NODE_BUSY;
 		s->held_job[j->alloc[k]] = -1;
+		sim_bit_clear(&s->comm, j->alloc[k]);
 	}
 	/* The job that took its place in s->running takes its id. */
 	if (moved >= 0) {

@@ -292,30 +292,72 @@ static int main_pass(struct run *r)
 	return 0;
 }
 
+struct run_end {
+	double end;
+	int job;
+};
+
+static int by_end(const void *a, const void *b)
+{
+	const struct run_end *x = a, *y = b;
+
+	if (x->end != y->end)
+		return x->end < y->end ? -1 : 1;
+	return x->job - y->job;
+}
+
+/* Backfill's node space at its start: running jobs hold their nodes to
+ * start + limit (rounded up to bf_resolution; one step on when that has
+ * passed). Slice 0 is the nodes free now; each distinct end begins a
+ * slice with the nodes of the jobs ending then given back: the space
+ * taking each job from now to its end would make, in one pass over the
+ * ends instead of one over the slices per job. */
+static int space_of_running(struct run *r, struct sim_space *sp)
+{
+	struct sim *s = &r->s;
+	const struct sim_params *p = s->p;
+	int n = s->n_running, i = 0;
+	struct run_end *e = malloc(sizeof(*e) * (size_t)(n ? n : 1));
+
+	if (!e || sim_space_init(sp, &s->free, s->now)) {
+		free(e);
+		return -1;
+	}
+	for (int q = 0; q < n; q++) {
+		const struct sim_job *j = &s->plan->jobs[s->running[q]];
+		double end = round_up(j->start + j->limit, p->bf_resolution);
+
+		if (end <= s->now)
+			end = s->now + p->bf_resolution;
+		e[q] = (struct run_end) { end, s->running[q] };
+	}
+	qsort(e, (size_t)n, sizeof(*e), by_end);
+	for (int q = 0; q < n; q++) {
+		const struct sim_job *j = &s->plan->jobs[e[q].job];
+
+		if (q == 0 || e[q].end != e[q - 1].end)
+			i = sim_space_append(sp, e[q].end);
+		if (i < 0) {
+			free(e);
+			sim_space_fini(sp);
+			return -1;
+		}
+		sim_space_give(sp, i, j->alloc, j->nodes);
+	}
+	free(e);
+	return 0;
+}
+
 static int backfill_pass(struct run *r)
 {
 	struct sim *s = &r->s;
 	const struct sim_params *p = s->p;
 	struct sim_space sp;
-	struct sim_bits all;
 	double horizon = s->now + p->bf_window;
 	int tested = 0, reserved = 0, rc = -1;
 
-	if (sim_bits_init(&all, s->t->n_nodes, 1))
+	if (space_of_running(r, &sp))
 		return -1;
-	if (sim_space_init(&sp, &all, s->now)) {
-		sim_bits_fini(&all);
-		return -1;
-	}
-	for (int q = 0; q < s->n_running; q++) {
-		struct sim_job *j = &s->plan->jobs[s->running[q]];
-		double end = round_up(j->start + j->limit, p->bf_resolution);
-
-		if (end <= s->now)
-			end = s->now + p->bf_resolution;
-		if (sim_space_take(&sp, s->now, end, j->alloc, j->nodes))
-			goto out;
-	}
 	/* A copy of the queue: starting a job changes it. */
 	int n = r->n_queue, *order = malloc(sizeof(int) * (size_t)(n ? n : 1));
 	if (!order)
@@ -373,7 +415,6 @@ static int backfill_pass(struct run *r)
 	rc = 0;
 out:
 	sim_space_fini(&sp);
-	sim_bits_fini(&all);
 	return rc;
 }
 
@@ -389,8 +430,8 @@ static void run_fini(struct run *r)
 	free(r->s.running);
 	free(r->s.scratch);
 	free(r->s.held);
-	free(r->s.held_job);
 	tb_occupancy_free(r->s.occ);
+	sim_counts_fini(&r->s);
 }
 
 static int run_init(struct run *r, const struct tb_topology *t,
@@ -407,16 +448,19 @@ static int run_init(struct run *r, const struct tb_topology *t,
 	r->s.scratch = malloc(sizeof(int) * (size_t)n);
 	r->s.occ = tb_occupancy_new(n);
 	r->s.held = malloc((size_t)n);
-	r->s.held_job = malloc(sizeof(int) * (size_t)n);
 	r->arrivals = malloc(sizeof(int) * (size_t)jobs);
 	r->queue = malloc(sizeof(int) * (size_t)jobs);
 	r->alloc = malloc(sizeof(int) * (size_t)n);
-	if (!r->s.node_job || !r->s.held || !r->s.held_job || !r->s.running ||
+	if (!r->s.node_job || !r->s.held || !r->s.running ||
 	    !r->s.scratch || !r->s.occ || !r->arrivals || !r->queue || !r->alloc ||
 	    sim_bits_init(&r->s.free, n, 1) || sim_bits_init(&r->bits, n, 0))
 		return -1;
-	if (!(r->s.occ->job = malloc(sizeof(int) * (size_t)n)))
+	/* held_job is the snapshot's own `job` (the occupancy frees it):
+	 * the running jobs' ids change only as jobs start and end. */
+	if (!(r->s.occ->job = malloc(sizeof(int) * (size_t)n)) ||
+	    sim_counts_init(&r->s))
 		return -1;
+	r->s.held_job = r->s.occ->job;
 	for (int k = 0; k < n; k++) {
 		r->s.node_job[k] = -1;
 		r->s.held[k] = TB_NODE_BUSY;

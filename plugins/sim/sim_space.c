@@ -46,7 +46,7 @@ int sim_bits_count(const struct sim_bits *b)
 	int c = 0;
 
 	for (int i = 0; i < b->words; i++)
-		c += __builtin_popcountll(b->w[i]);
+		c += sim_popcount(b->w[i]);
 	return c;
 }
 
@@ -57,12 +57,16 @@ int sim_space_init(struct sim_space *s, const struct sim_bits *free_now,
 	s->cap = 16;
 	s->begin = malloc(sizeof(double) * (size_t)s->cap);
 	s->free = calloc((size_t)s->cap, sizeof(struct sim_bits));
-	if (!s->begin || !s->free ||
+	s->touched = malloc(sizeof(int) * (size_t)(free_now->words + 1));
+	s->count = malloc(sizeof(int) * (size_t)s->cap);
+	if (!s->begin || !s->free || !s->touched || !s->count ||
+	    sim_bits_init(&s->mask, free_now->n, 0) ||
 	    sim_bits_init(&s->free[0], free_now->n, 0)) {
 		sim_space_fini(s);
 		return -1;
 	}
 	sim_bits_copy(&s->free[0], free_now);
+	s->count[0] = sim_bits_count(free_now);
 	s->begin[0] = now;
 	s->n = 1;
 	return 0;
@@ -74,6 +78,9 @@ void sim_space_fini(struct sim_space *s)
 		sim_bits_fini(&s->free[i]);
 	free(s->free);
 	free(s->begin);
+	free(s->touched);
+	free(s->count);
+	sim_bits_fini(&s->mask);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -92,6 +99,7 @@ static int split_at(struct sim_space *s, double t)
 		int cap = 2 * s->cap;
 		double *b = realloc(s->begin, sizeof(double) * (size_t)cap);
 		struct sim_bits *f;
+		int *c;
 
 		if (!b)
 			return -1;
@@ -100,21 +108,30 @@ static int split_at(struct sim_space *s, double t)
 		if (!f)
 			return -1;
 		s->free = f;
+		c = realloc(s->count, sizeof(int) * (size_t)cap);
+		if (!c)
+			return -1;
+		s->count = c;
 		s->cap = cap;
 	}
 	memmove(&s->begin[i + 2], &s->begin[i + 1],
 		sizeof(double) * (size_t)(s->n - i - 1));
 	memmove(&s->free[i + 2], &s->free[i + 1],
 		sizeof(struct sim_bits) * (size_t)(s->n - i - 1));
+	memmove(&s->count[i + 2], &s->count[i + 1],
+		sizeof(int) * (size_t)(s->n - i - 1));
 	if (sim_bits_init(&s->free[i + 1], s->free[i].n, 0)) {
 		/* Put the slices back as they were. */
 		memmove(&s->begin[i + 1], &s->begin[i + 2],
 			sizeof(double) * (size_t)(s->n - i - 1));
 		memmove(&s->free[i + 1], &s->free[i + 2],
 			sizeof(struct sim_bits) * (size_t)(s->n - i - 1));
+		memmove(&s->count[i + 1], &s->count[i + 2],
+			sizeof(int) * (size_t)(s->n - i - 1));
 		return -1;
 	}
 	sim_bits_copy(&s->free[i + 1], &s->free[i]);
+	s->count[i + 1] = s->count[i];
 	s->begin[i + 1] = t;
 	s->n++;
 	return i + 1;
@@ -130,35 +147,65 @@ int sim_space_take(struct sim_space *s, double begin, double end,
 	last = split_at(s, end);
 	if (last < 0)
 		return -1;
-	/* The nodes as a mask, then one word operation per slice. */
-	struct sim_bits mask;
+	/* The nodes as a mask over the words they touch (the space's
+	 * scratch, zero between calls), then one operation per word and
+	 * slice. */
+	uint64_t *mask = s->mask.w;
+	int touched = 0;
 
-	if (sim_bits_init(&mask, s->free[0].n, 0))
-		return -1;
-	for (int k = 0; k < n; k++)
-		sim_bit_set(&mask, nodes[k]);
+	for (int k = 0; k < n; k++) {
+		int w = nodes[k] >> 6;
+
+		if (!mask[w])
+			s->touched[touched++] = w;
+		mask[w] |= (uint64_t)1 << (nodes[k] & 63);
+	}
 	for (int i = first; i < s->n && s->begin[i] < end; i++)
-		for (int w = 0; w < mask.words; w++)
-			s->free[i].w[w] &= ~mask.w[w];
-	sim_bits_fini(&mask);
+		for (int k = 0; k < touched; k++) {
+			uint64_t *w = &s->free[i].w[s->touched[k]];
+
+			s->count[i] -= sim_popcount(*w & mask[s->touched[k]]);
+			*w &= ~mask[s->touched[k]];
+		}
+	for (int k = 0; k < touched; k++)
+		mask[s->touched[k]] = 0;
 	return 0;
 }
 
 int sim_space_free_during(const struct sim_space *s, int from, double end,
 			  int need, struct sim_bits *out)
 {
-	int c = sim_bits_count(&s->free[from]);
+	int last = from, c;
 
-	/* Fewer free at the start: no need to look further (the set only
-	 * shrinks). Likewise after each slice, so that a long limit over a
-	 * busy plan stops at the first slice that rules the job out. */
-	if (c < need)
-		return c;
-	sim_bits_copy(out, &s->free[from]);
-	for (int i = from + 1; i < s->n && s->begin[i] < end; i++) {
-		sim_bits_and(out, &s->free[i]);
-		if ((c = sim_bits_count(out)) < need)
-			return c;
+	/* A slice with fewer free than need rules the job out (the set only
+	 * shrinks), by the slices' counts alone; else the nodes free in all
+	 * of them, counted once. */
+	if (s->count[from] < need)
+		return s->count[from];
+	while (last + 1 < s->n && s->begin[last + 1] < end) {
+		last++;
+		if (s->count[last] < need)
+			return s->count[last];
 	}
+	sim_bits_copy(out, &s->free[from]);
+	for (int i = from + 1; i <= last; i++)
+		sim_bits_and(out, &s->free[i]);
+	c = sim_bits_count(out);
 	return c;
+}
+
+int sim_space_append(struct sim_space *s, double t)
+{
+	return split_at(s, t);
+}
+
+void sim_space_give(struct sim_space *s, int i, const int *nodes, int n)
+{
+	for (int k = 0; k < n; k++) {
+		uint64_t bit = (uint64_t)1 << (nodes[k] & 63);
+		uint64_t *w = &s->free[i].w[nodes[k] >> 6];
+
+		s->count[i] += !(*w & bit);
+		*w |= bit;
+	}
 }

@@ -5,6 +5,10 @@
 # it; its manifest says engine "sim".
 cmd_simulate() {
 	local args=() var flag
+	[ -z "${RUN:-}" ] || {
+		simulate_run "$RUN"
+		return
+	}
 	[ -n "${CLUSTER:-}" ] || die "CLUSTER is not set; valid: $(cluster_names)"
 	require_cluster "$CLUSTER"
 	# The replay's parameters (params.tsv), as make replay passes them.
@@ -31,4 +35,25 @@ cmd_simulate() {
 	mkdir -p "$RESULTS_DIR" 2>/dev/null || die "RESULTS_DIR=$RESULTS_DIR: cannot create the directory"
 	build_tools
 	in_tools python3 -m workloads.simulate "${args[@]}"
+}
+
+# make simulate RUN=<emulation run id or directory>: that run's own plan on
+# the twin and the comparison (workloads/sim_validate.py), without running
+# the emulation again. The run is read only (its files mounted read-only);
+# the twin's run directory goes to RESULTS_DIR.
+simulate_run() {
+	local given=$1 dir f
+	case $given in
+	*/*) dir=$(abs_path "${given%/}") ;;
+	*) dir=$RESULTS_DIR/$given ;;
+	esac
+	[ -d "$dir" ] || die "RUN=$given: no such run directory ($dir)"
+	for f in manifest.json plan.tsv topology.json metrics.json jobs.csv; do
+		[ -f "$dir/$f" ] || die "RUN=$given: no $f in $dir; expected a finished, reported emulation run"
+		need_file RUN "$dir/$f"
+	done
+	mkdir -p "$RESULTS_DIR" 2>/dev/null || die "RESULTS_DIR=$RESULTS_DIR: cannot create the directory"
+	build_tools
+	in_tools python3 -m workloads.sim_validate --run-dir "$dir" --root "$ROOT" \
+		--results "$RESULTS_DIR" --backfill "${BACKFILL:-slurm}" ${SIM_LAG:+--lag "$SIM_LAG"}
 }

@@ -305,6 +305,12 @@ void test_sim_plan_errors(void)
 			     "plan.tsv", 1, sc->topo, &plan, err,
 			     sizeof(err)));
 	CHECK(strstr(err, "limit_min '-1': expected minutes >= 0") != NULL);
+	/* 0 is no limit (LIMITS=none): a year, beyond any window. */
+	CHECK(!sim_plan_parse(HEAD JOB("A", "0", "100", "2", "0", "0"),
+			      "plan.tsv", 1, sc->topo, &plan, err,
+			      sizeof(err)));
+	CHECK_NEAR(plan.jobs[0].limit, 365.0 * 86400);
+	sim_plan_free(&plan);
 	CHECK(sim_plan_parse("log_id\toffset\n", "plan.tsv", 1, sc->topo,
 			     &plan, err, sizeof(err)));
 	CHECK(strstr(err, "no column 'runtime'") != NULL);
