@@ -241,12 +241,27 @@ static bool _test_only(topology_eval_t *te)
  * idle machine, and the record (every policy's decision and cost) was
  * then computed at each submission of a replay, which submits its jobs
  * ahead of their begin times: that record is the one its start writes
- * again (issue 30: 21 submissions/s on curie).
+ * again (issue 30: 21 submissions/s on curie). The same holds for a job
+ * still waiting on a dependency.
  */
 static bool _not_yet_eligible(job_record_t *job_ptr)
 {
-	return job_ptr->details && job_ptr->details->begin_time &&
-	       job_ptr->details->begin_time > time(NULL);
+	job_details_t *d = job_ptr->details;
+
+	if (!d)
+		return false;
+	if (d->begin_time && d->begin_time > time(NULL))
+		return true;
+	/*
+	 * Nor can a job whose dependencies are not all fulfilled (Slurm
+	 * flushes the list once they are). NeDD's job lists start each
+	 * application job after:<congestor>+2; submitted while its lane was
+	 * still idle (the congestor not started), its submission test wrote
+	 * a record of no congestor (G = 0, factor 1) and set the job's
+	 * sleep from it (the first repetitions of nedd-cori-onejob,
+	 * docs/results/2026-11-26-nedd.md).
+	 */
+	return d->depend_list && list_count(d->depend_list) > 0;
 }
 
 /*

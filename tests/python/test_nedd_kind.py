@@ -165,6 +165,47 @@ def test_table_of_pairs_gives_mean_and_error_per_job():
     t = Table()
     nedd.table_nedd(d, runs, t)
     md = "\n".join(t.md)
-    assert "| miniMD then QMCPACK | NeDD | 201.5 | 0.5 | 102.5 | 0.5 |" in md
+    # No records: the modelled columns are empty.
+    assert "| miniMD then QMCPACK | NeDD | 201.5 | 0.5 | - | - | 102.5 | 0.5 | - | - |" in md
     assert "best for miniMD NeDD, for QMCPACK Fewer-Router" in md
+    assert ", modelled:" not in md
     assert "miniMD against Fewer-Router 33.2 % better" in md
+
+
+def pair_run(policy, times):
+    """A hand-made run of pairs: {(a, b): [(a's s, b's s, a's modelled,
+    b's modelled)]} per repetition."""
+    rows = []
+    for (a, b), reps in times.items():
+        for k, (ta, tb, ma, mb) in enumerate(reps):
+            rows += [{"log_job_id": f"r{k + 1:02d}-{a}_{b}-1-{a}", "run_s": ta,
+                      "runtime_scaled_s": ma},
+                     {"log_job_id": f"r{k + 1:02d}-{a}_{b}-2-{b}", "run_s": tb,
+                      "runtime_scaled_s": mb}]
+    return types.SimpleNamespace(rows=rows, policy=policy, run_id=policy,
+                                 manifest={"cluster": "hand", "seed": 0})
+
+
+def test_table_of_pairs_gives_measured_and_modelled_means_and_statements():
+    d = definition(["miniMD+QMCPACK"], ["nedd", "fewer-router"])
+    pair = ("miniMD", "QMCPACK")
+    runs = {("consecutive", "nedd"): pair_run("nedd", {pair: [(300, 110, 200, 100),
+                                                              (320, 112, 220, 102)]}),
+            ("consecutive", "fewer-router"): pair_run("fewer-router",
+                                                      {pair: [(400, 100, 300, 101),
+                                                              (420, 100, 340, 101)]}),
+            ("consecutive", "none"): pair_run("fewer-router", {pair: [(190, 180, 100, 100),
+                                                                      (200, 185, 100, 100)]})}
+    t = Table()
+    nedd.table_nedd(d, runs, t)
+    md = "\n".join(t.md)
+    assert ("| miniMD then QMCPACK | NeDD | 310.0 | 10.0 | 210.0 | 10.0 | 111.0 | 1.0 | "
+            "101.0 | 1.0 |") in md
+    # Measured: NeDD best for miniMD (310 against 410), QMCPACK 11 % above
+    # Fewer-Router's 100; modelled: 101 against 101, even.
+    assert ("- miniMD then QMCPACK, measured: best for miniMD NeDD, for QMCPACK Fewer-Router; "
+            "NeDD against the best: miniMD +0.0 %, QMCPACK +11.0 %; miniMD against "
+            "Fewer-Router 24.4 % better") in md
+    assert ("- miniMD then QMCPACK, modelled: best for miniMD NeDD, for QMCPACK NeDD; NeDD "
+            "against the best: miniMD +0.0 %, QMCPACK +0.0 %; miniMD against Fewer-Router "
+            "34.4 % better") in md
