@@ -368,4 +368,6 @@ def event_jump(events, jump, guard, queued, backfill, idle, plan, i, t0, speedup
         log_line(run_dir, f"event jump to {target:.0f} refused: {e}")
         return None
     events.jumped(now, target)
+    log_line(run_dir, f"event jump: {now:.3f} -> {target:.3f} ({target - now:.0f} s skipped, "
+             f"{events.running} running)")
     return None
