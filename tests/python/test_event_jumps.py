@@ -272,3 +272,20 @@ def test_a_jump_past_the_jobs_end_ends_it_at_once(tmp_path):
     ended, _ = run_job_script(tmp_path, start=1_000_000, began=1_000_300,
                               runtime=1000, jump=5000)
     assert ended == 1_000_300 + 5000
+
+
+def test_a_job_started_between_the_looks_squeue_and_sinfo_holds_the_jump():
+    # The 1,000-job window's jobs 260 and 261: squeue saw job 3 pending
+    # (128 nodes); it started before sinfo counted the idle nodes (100
+    # left), so "too few idle nodes" held and the decision jumped to job
+    # 1's end, past job 3's, which was in no event.
+    ej, queued = saturated()
+    target = ej.decide(NOW, queued, launched, cycles(5), 100)
+    assert target == NOW + 449
+    again = dict(queued)
+    again[3] = job("RUNNING", NOW - 1, "13")
+    assert ej.confirm(queued, again) is False
+    assert ej.confirm(queued, None) is False
+    assert ej.held["changed during the look"] == 2
+    # unchanged: the jump is made
+    assert ej.confirm(queued, dict(queued)) is True
