@@ -6,11 +6,15 @@
  *   tb-vclock jump FILE (--to EPOCH_S | --by S)
  *   tb-vclock set-rate FILE R
  *   tb-vclock now FILE
+ *   tb-vclock sleep-until FILE EPOCH_S
  *
  * init anchors virtual time at now (or at --virtual-start) and refuses to
  * touch a page that is already a clock unless --force: re-anchoring a
  * running cluster could move its time backwards. jump only moves forward.
  * set-rate re-anchors at now, so virtual time is continuous across it.
+ * sleep-until returns once the page's virtual time reaches EPOCH_S: a
+ * deadline, not a length, so a jump made while it starts up cannot make
+ * it end late (a replayed job's end, workloads/replay/slurm_io.py).
  * Writers serialise on flock(2) and publish under the page's seqlock;
  * every change is made in place (readers map the file: it is never
  * truncated or replaced).
@@ -43,7 +47,8 @@ static void usage(void)
 		" [--check-ms MS] [--force]\n"
 		"       tb-vclock jump FILE (--to EPOCH_S | --by S)\n"
 		"       tb-vclock set-rate FILE R\n"
-		"       tb-vclock now FILE\n");
+		"       tb-vclock now FILE\n"
+		"       tb-vclock sleep-until FILE EPOCH_S\n");
 }
 
 /* The real clocks, by system call: right even if someone preloaded the
@@ -310,37 +315,91 @@ static int cmd_set_rate(int argc, char **argv)
 	return close_clock(&cf) ? 1 : 0;
 }
 
+/* Maps FILE read-only; NULL with a message if it is not a clock page. */
+static const struct tb_vclock_page *map_page(const char *file)
+{
+	void *map;
+	struct stat st;
+	int fd;
+
+	fd = open(file, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) || st.st_size < TB_VCLOCK_FILE_SIZE) {
+		fprintf(stderr, "tb-vclock: %s: %s\n", file,
+			fd < 0 ? strerror(errno) : "not a clock page");
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	map = mmap(NULL, TB_VCLOCK_FILE_SIZE, PROT_READ, MAP_SHARED, fd, 0);
+	close(fd);
+	if (map == MAP_FAILED || tb_vclock_page_ok(map)) {
+		fprintf(stderr, "tb-vclock: %s: not a clock page\n", file);
+		if (map != MAP_FAILED)
+			munmap(map, TB_VCLOCK_FILE_SIZE);
+		return NULL;
+	}
+	return map;
+}
+
 static int cmd_now(int argc, char **argv)
 {
 	struct tb_vclock_snap s;
 	const struct tb_vclock_page *p;
-	void *map;
-	struct stat st;
-	int fd;
 
 	if (argc != 1) {
 		usage();
 		return 2;
 	}
-	fd = open(argv[0], O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st) || st.st_size < TB_VCLOCK_FILE_SIZE) {
-		fprintf(stderr, "tb-vclock: %s: %s\n", argv[0],
-			fd < 0 ? strerror(errno) : "not a clock page");
-		if (fd >= 0)
-			close(fd);
+	p = map_page(argv[0]);
+	if (!p)
 		return 1;
-	}
-	map = mmap(NULL, TB_VCLOCK_FILE_SIZE, PROT_READ, MAP_SHARED, fd, 0);
-	close(fd);
-	if (map == MAP_FAILED || tb_vclock_page_ok(map)) {
-		fprintf(stderr, "tb-vclock: %s: not a clock page\n", argv[0]);
-		return 1;
-	}
-	p = map;
 	tb_vclock_read(p, &s);
 	print_now(argv[0], &s, tb_vclock_virtual(&s,
 						  real_ns(CLOCK_MONOTONIC)));
-	munmap(map, TB_VCLOCK_FILE_SIZE);
+	munmap((void *) p, TB_VCLOCK_FILE_SIZE);
+	return 0;
+}
+
+/*
+ * Real slices of at most the page's check_ns, as the preload's sleeps
+ * (vclock_sleep.c), re-reading the page after each, so that a jump or a
+ * new rate reaches it within one slice. The sleeps are system calls: the
+ * preload, if in this program's environment, would scale them again.
+ */
+static int cmd_sleep_until(int argc, char **argv)
+{
+	struct tb_vclock_snap s;
+	const struct tb_vclock_page *p;
+	int64_t target, left, real;
+
+	if (argc != 2 || parse_seconds(argv[1], &target)) {
+		usage();
+		return 2;
+	}
+	p = map_page(argv[0]);
+	if (!p)
+		return 1;
+	for (;;) {
+		struct timespec ts;
+
+		tb_vclock_read(p, &s);
+		left = tb_vclock_add(target, -tb_vclock_virtual(
+				&s, real_ns(CLOCK_MONOTONIC)));
+		if (left <= 0)
+			break;
+		real = tb_vclock_real_wait(left, s.rate);
+		if (real > s.check_ns)
+			real = s.check_ns;
+		ts.tv_sec = real / NS;
+		ts.tv_nsec = real % NS;
+		if (syscall(SYS_clock_nanosleep, CLOCK_MONOTONIC, 0, &ts,
+			    NULL) && errno != EINTR) {
+			perror("tb-vclock: clock_nanosleep");
+			munmap((void *) p, TB_VCLOCK_FILE_SIZE);
+			return 1;
+		}
+	}
+	munmap((void *) p, TB_VCLOCK_FILE_SIZE);
 	return 0;
 }
 
@@ -354,6 +413,8 @@ int main(int argc, char **argv)
 		return cmd_set_rate(argc - 2, argv + 2);
 	if (argc >= 3 && !strcmp(argv[1], "now"))
 		return cmd_now(argc - 2, argv + 2);
+	if (argc >= 3 && !strcmp(argv[1], "sleep-until"))
+		return cmd_sleep_until(argc - 2, argv + 2);
 	usage();
 	return 2;
 }

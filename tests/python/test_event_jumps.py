@@ -199,3 +199,97 @@ def test_a_job_ends_at_the_runtime_its_script_sleeps_not_the_plans(tmp_path):
     # LIMITS=none (limit 0): no limit, so its runtime, not an end at its start
     assert ej.end_of(9, 1000, "45") == 2000.0
     assert ej.margin == 51.0
+
+
+# The replay's job script under the virtual clock (slurm_io.py), run with
+# stubs for the clock: `date` reads a virtual now from a file, and the
+# page's time jumps right after the script has read it, as an event jump
+# may once the script has written its start to the launch guard's file.
+# Each sleep writes the virtual time it would end at. A bare clone's
+# 12-job replay ended one job 1,774 log s late so (issue 30): the script
+# slept a length taken from its reading, and the jump was added to it.
+
+STUB_DATE = """#!/bin/bash
+now=$(cat "$CLOCK")
+awk -v t="$now" -v j="$JUMP" 'BEGIN {printf "%.3f\\n", t + j}' > "$CLOCK"
+echo "$now"
+"""
+# coreutils sleep (a length from now) and tb-vclock sleep-until (a
+# deadline), each ending where it would on the page.
+STUB_SLEEP = """#!/bin/bash
+awk -v t="$(cat "$CLOCK")" -v d="$1" 'BEGIN {printf "%.3f\\n", t + d}' > "$ENDED"
+"""
+STUB_VCLOCK = """#!/bin/bash
+[ "$1" = sleep-until ] && [ "$2" = "$PAGE" ] || exit 2
+awk -v t="$(cat "$CLOCK")" -v d="$3" 'BEGIN {printf "%.3f\\n", (t > d ? t : d)}' > "$ENDED"
+"""
+
+
+def run_job_script(tmp_path, start, began, runtime, jump):
+    """The virtual time the job's script ends at, and its launch line:
+    Slurm started it at `start`, its script read the clock at `began`,
+    the clock jumped by `jump` right after."""
+    import os
+    import subprocess
+    from workloads.replay import slurm_io
+
+    captured = {}
+    original = slurm_io.ctl
+    slurm_io.ctl = lambda container, command, stdin=None, check=True: captured.update(
+        script=stdin)
+    try:
+        slurm_io.install_batch_script("none")
+    finally:
+        slurm_io.ctl = original
+    stubs = tmp_path / "bin"
+    stubs.mkdir()
+    for name, text in (("date", STUB_DATE), ("sleep", STUB_SLEEP),
+                       ("tb-vclock", STUB_VCLOCK)):
+        (stubs / name).write_text(text)
+        (stubs / name).chmod(0o755)
+    script = tmp_path / "job.sh"
+    script.write_text(captured["script"])
+    (tmp_path / "clock").write_text(f"{began:.3f}\n")
+    page, launched = tmp_path / "page", tmp_path / "launched.tsv"
+    env = dict(os.environ, PATH=f"{stubs}:{os.environ['PATH']}",
+               CLOCK=str(tmp_path / "clock"), JUMP=str(jump), PAGE=str(page),
+               ENDED=str(tmp_path / "ended"), SLURM_JOB_ID="5",
+               SLURM_JOB_START_TIME=str(start))
+    env.pop("TESTBED_RUNTIME_SCALED", None)
+    subprocess.run(["bash", str(script), "1", str(runtime), str(page), str(launched)],
+                   env=env, check=True, capture_output=True, text=True)
+    return float((tmp_path / "ended").read_text()), launched.read_text().split("\t")
+
+
+def test_a_jump_after_the_job_read_the_clock_does_not_make_it_end_late(tmp_path):
+    # the bare clone's job 200007: runtime 12,035 s, a 1,774-s jump
+    ended, line = run_job_script(tmp_path, start=1_000_000, began=1_000_300,
+                                 runtime=12035, jump=1774)
+    assert ended == 1_000_000 + 12035
+    # what it told the launch guard: its Slurm id and start, and the
+    # runtime the event jumps take for its end
+    assert line[0] == "5" and float(line[1]) == 1_000_000
+    assert float(line[3]) == 12035
+
+
+def test_a_jump_past_the_jobs_end_ends_it_at_once(tmp_path):
+    ended, _ = run_job_script(tmp_path, start=1_000_000, began=1_000_300,
+                              runtime=1000, jump=5000)
+    assert ended == 1_000_300 + 5000
+
+
+def test_a_job_started_between_the_looks_squeue_and_sinfo_holds_the_jump():
+    # The 1,000-job window's jobs 260 and 261: squeue saw job 3 pending
+    # (128 nodes); it started before sinfo counted the idle nodes (100
+    # left), so "too few idle nodes" held and the decision jumped to job
+    # 1's end, past job 3's, which was in no event.
+    ej, queued = saturated()
+    target = ej.decide(NOW, queued, launched, cycles(5), 100)
+    assert target == NOW + 449
+    again = dict(queued)
+    again[3] = job("RUNNING", NOW - 1, "13")
+    assert ej.confirm(queued, again) is False
+    assert ej.confirm(queued, None) is False
+    assert ej.held["changed during the look"] == 2
+    # unchanged: the jump is made
+    assert ej.confirm(queued, dict(queued)) is True

@@ -171,6 +171,47 @@ check "set-rate keeps time continuous (virtual ns over real ns)" \
 "$cli" init "$clock" --rate 5 >/dev/null 2>&1
 check "init refuses to re-anchor a clock without --force" "$?" 'x == 1'
 
+# -- sleep-until: a deadline, not a length (a replayed job's end) --------
+# A job's script read its start, then a jump came before its sleep began:
+# a relative sleep ended late by the whole jump (issue 30), sleep-until
+# does not. Rate 1 here, so that only a jump can end it early.
+now_v() { "$cli" now "$clock" | awk '{print $3}'; }
+init 1
+start=$(date +%s%N)
+t=$(now_v)
+"$cli" sleep-until "$clock" "$(awk -v t="$t" 'BEGIN { printf "%.3f", t + 0.3 }')"
+ms=$(( ($(date +%s%N) - start) / 1000000 ))
+check "sleep-until now + 0.3 s at rate 1 (wall ms)" "$ms" "x >= 299 && x <= $((400 + slack))"
+deadline=$(awk -v t="$(now_v)" 'BEGIN { printf "%.3f", t + 500 }')
+"$cli" jump "$clock" --by 1000 >/dev/null
+start=$(date +%s%N)
+"$cli" sleep-until "$clock" "$deadline"
+ms=$(( ($(date +%s%N) - start) / 1000000 ))
+check "... a deadline a jump passed before it began: at once (wall ms)" "$ms" "x <= $((50 + slack))"
+deadline=$(awk -v t="$(now_v)" 'BEGIN { printf "%.3f", t + 100 }')
+start=$(date +%s%N)
+LD_PRELOAD=$lib TB_VCLOCK_FILE=$clock "$cli" sleep-until "$clock" "$deadline" &
+bg=$!
+sleep 0.3
+"$cli" jump "$clock" --by 1000 >/dev/null
+wait "$bg"
+ms=$(( ($(date +%s%N) - start) / 1000000 ))
+check "... a jump past it while it sleeps, preloaded: ends within a slice (wall ms)" "$ms" \
+	"x >= 290 && x <= $((450 + slack))"
+init 1000
+start=$(date +%s%N)
+deadline=$(awk -v t="$(now_v)" 'BEGIN { printf "%.3f", t + 200 }')
+"$cli" sleep-until "$clock" "$deadline"
+ms=$(( ($(date +%s%N) - start) / 1000000 ))
+check "... 200 virtual s at rate 1000 (wall ms)" "$ms" "x >= 199 && x <= $((300 + slack))"
+late=$(awk -v v="$(now_v)" -v d="$deadline" 'BEGIN { printf "%.0f", (v - d) * 1000 }')
+check "... ends after its deadline, within a slice at the rate (virtual ms)" "$late" \
+	"x >= 0 && x <= $((60000 + 1000 * slack))"
+"$cli" sleep-until "$clock" soon >/dev/null 2>&1
+check "sleep-until a word: usage (exit status)" "$?" 'x == 2'
+"$cli" sleep-until "$dir/none" 1 >/dev/null 2>&1
+check "sleep-until on no clock page (exit status)" "$?" 'x == 1'
+
 # -- passing through ---------------------------------------------------
 out=$(LD_PRELOAD=$lib "$probe" pair 2>"$dir/err")
 check "no TB_VCLOCK_FILE: real time (|virtual - real| ns)" \

@@ -259,7 +259,8 @@ def run_at_rate(args, run_dir, manifest, stopped, container, clock):
                         break
                     if events is not None and guard.slow_since is None:
                         target = event_jump(events, jump, guard, queued, backfill, idle,
-                                            plan, i, t0, speedup, lead, clock, run_dir)
+                                            plan, i, t0, speedup, lead, clock, run_dir,
+                                            lambda: queue_state(container, run_id, shell))
                         if target is not None:
                             horizon = target
                             continue
@@ -349,11 +350,12 @@ def event_jumps(plan, t0, speedup, clock, runtime_of, slept=None):
 
 
 def event_jump(events, jump, guard, queued, backfill, idle, plan, i, t0, speedup, lead,
-               clock, run_dir):
+               clock, run_dir, requery=None):
     """One look's decision (EVENT_JUMPS): jumps the clock, or returns the
     target the submissions must first reach (the plan's next jobs within
     LEAD of it are submitted before the clock goes there); None when no
-    jump is due."""
+    jump is due. requery() reads the queue again: the jump is made only if
+    no job changed state since the look (EventJumps.confirm)."""
     with guard.lock:
         guard.read()
         launched = set(guard.lags) | guard.lost
@@ -364,10 +366,14 @@ def event_jump(events, jump, guard, queued, backfill, idle, plan, i, t0, speedup
         return None
     if nxt is not None and nxt <= target + lead:
         return target
+    if requery is not None and not events.confirm(queued, requery()):
+        return None
     try:
         jump(target)
     except ReplayError as e:
         log_line(run_dir, f"event jump to {target:.0f} refused: {e}")
         return None
     events.jumped(now, target)
+    log_line(run_dir, f"event jump: {now:.3f} -> {target:.3f} ({target - now:.0f} s skipped, "
+             f"{events.running} running)")
     return None

@@ -204,6 +204,22 @@ class EventJumps:
                 self.held.get("jumped, too few idle nodes", 0) + 1)
         return target
 
+    def confirm(self, queued, again):
+        """Whether the queue read again just before a jump (`again`,
+        queue_state's dict; None: no answer) still has every job in the
+        state the decision saw. LOOK's squeue and sinfo are not one
+        snapshot: a job started between them showed as pending in the
+        first and its nodes as taken in the second, so "too few idle
+        nodes" held and the clock jumped past that job's end, which was in
+        no event (the 1,000-job Theta window, 2026-11-26: jobs 260 and
+        261, 3,919 and 3,896 s late). The re-read comes after sinfo: a
+        change before it shows."""
+        if again is not None and ({k: q[0] for k, q in again.items()}
+                                  == {k: q[0] for k, q in queued.items()}):
+            return True
+        self._hold("changed during the look")
+        return False
+
     def jumped(self, now, target):
         """Counts a jump made. The state is not new: a jump lands before
         the next event, where Slurm's passes find what they found."""
