@@ -37,6 +37,16 @@ cmd_up() {
 	started=$(ctld_started)
 	since=$(date +%s.%N)
 	if [ "$STACK" = 1 ]; then
+		# The controller first: the emulators' tasks that the deploy
+		# replaces (their configs changed) register with the restarted
+		# controller, not with the one about to restart.
+		if [ -n "$started" ] && [ "$before" != "$(config_sum "$name")" ]; then
+			reconfigure_ctld
+			for _ in $(seq 60); do
+				ctld_exec scontrol ping 2>/dev/null | grep -q 'is UP' && break
+				sleep 1
+			done
+		fi
 		stack_up "$name"
 	else
 		out=$(compose_for "$name" up -d --remove-orphans 2>&1) ||
@@ -46,19 +56,8 @@ cmd_up() {
 	# (containers created and started), the nodes registering until all
 	# are idle, the check of the controller's policy and topology.
 	local t_compose=$((SECONDS - t0))
-	# A controller already running keeps its old configuration otherwise.
-	# Only on a change: 24.11 restarts slurmctld to reconfigure, and in
-	# front-end mode a restart drops running batch jobs' steps, so those
-	# jobs are not seen to end and run on to their time limit (TIMEOUT).
 	after=$(config_sum "$name")
-	if [ "$before" != "$after" ]; then
-		local running
-		running=$(ctld_exec squeue -h -t R,CG -o %i 2>/dev/null | wc -l) || running=0
-		[ "$running" -eq 0 ] || info "up: warning: $running running jobs will end as TIMEOUT at their limit (slurmctld restarts to reconfigure; see README)"
-		# 24.11 restarts slurmctld to reconfigure, so the request itself
-		# often times out; verify_policy below checks what it did.
-		ctld_exec scontrol reconfigure >/dev/null 2>&1 || true
-	fi
+	[ "$STACK" = 1 ] || [ "$before" = "$after" ] || reconfigure_ctld
 	wait_ready "$name"
 	local t_nodes=$((SECONDS - t0))
 	# An unchanged configuration on the same controller process proves
@@ -76,6 +75,19 @@ cmd_up() {
 		"$name" "$(cluster_var "$name" NODES)" "$(cluster_var "$name" FRONTENDS)" \
 		"$(cluster_var "$name" EMULATORS)" "$took" "$memory" "$t_compose" \
 		"$((t_nodes - t_compose))" >"$STATE_DIR/last-up.env"
+}
+
+# A controller already running keeps its old configuration otherwise.
+# Only on a change: 24.11 restarts slurmctld to reconfigure, and in
+# front-end mode a restart drops running batch jobs' steps, so those
+# jobs are not seen to end and run on to their time limit (TIMEOUT).
+reconfigure_ctld() {
+	local running
+	running=$(ctld_exec squeue -h -t R,CG -o %i 2>/dev/null | wc -l) || running=0
+	[ "$running" -eq 0 ] || info "up: warning: $running running jobs will end as TIMEOUT at their limit (slurmctld restarts to reconfigure; see README)"
+	# 24.11 restarts slurmctld to reconfigure, so the request itself
+	# often times out; verify_policy below checks what it did.
+	ctld_exec scontrol reconfigure >/dev/null 2>&1 || true
 }
 
 config_sum() {
