@@ -39,7 +39,11 @@ del(.name)
         # Swarm puts a secret's target under /run/secrets/ itself.
         | (.secrets // []) |= map(.target |= (split("/") | last))
         | (.volumes // []) |= map(del(.bind) | del(.volume) | drop_nulls)
-        | .deploy = {restart_policy: {condition: "any", delay: "2s"}}
+        # dnsrr: a service's name resolves to its task's address, as
+        # under Compose; no virtual IP, so no need of the kernel's IPVS
+        # (which this workplace's kernel lacks), and one task per
+        # service has nothing to balance.
+        | .deploy = {restart_policy: {condition: "any", delay: "2s"}, endpoint_mode: "dnsrr"}
         | if ($svc | startswith("emu")) then
             # The cluster directory as configs (no bind mount: another
             # host has no such directory); the clock page only on one node.
@@ -63,7 +67,13 @@ del(.name)
     | .services.registry = {
         image: $regimage,
         networks: ["slurm"],
-        ports: [{target: 5000, published: ($port | tonumber), protocol: "tcp", mode: "ingress"}],
+        # Several nodes: the routing mesh publishes the port on every
+        # node (it needs IPVS, the ip_vs module of any stock Linux
+        # kernel). One node: published on the manager itself (host mode,
+        # no IPVS), where the same 127.0.0.1:<port> is pushed to and
+        # pulled from.
+        ports: [{target: 5000, published: ($port | tonumber), protocol: "tcp",
+                 mode: (if $multihost then "ingress" else "host" end)}],
         volumes: [{type: "volume", source: "registry", target: "/var/lib/docker-registry"}],
         deploy: {restart_policy: {condition: "any", delay: "2s"},
                  placement: {constraints: ["node.id == " + $manager]}}}

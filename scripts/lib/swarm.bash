@@ -78,7 +78,7 @@ stack_registry() {
 		services: {registry: .services.registry}}' <"$dir/stack.json" >"$dir/stack-registry.json"
 	docker stack deploy --detach=true --resolve-image never -c "$dir/stack-registry.json" "$PROJECT" >/dev/null ||
 		die "deploying the stack's registry failed"
-	# Until the routing mesh answers on the port, a push fails.
+	# Until the published port answers, a push fails.
 	for img in slurm db; do
 		docker tag "testbed-$img:$TAG" "$reg/testbed-$img:$TAG"
 		for _ in $(seq 60); do
@@ -93,14 +93,20 @@ stack_registry() {
 # make up SWARM=1: the stack deployed (again: a changed configuration
 # replaces the emulators' tasks, whose configs changed).
 stack_up() {
-	local name=$1 registry="" n out
+	local name=$1 registry="" n out want=${SWARM_REGISTRY:-}
 	require_swarm
 	n=$(swarm_nodes | wc -l)
-	case ${SWARM_REGISTRY:-} in
+	# A stack up with its registry keeps it (a replay's policy switch
+	# deploys again, and other image names would replace every task).
+	[ -n "$want" ] || [ -z "$(swarm_var REGISTRY)" ] || want=1
+	# Recorded first: a failed start is taken down by make down or clean.
+	printf 'NODES=%s\nREGISTRY=%s\n' "$n" "$(swarm_var REGISTRY)" >"$STATE_DIR/swarm.tmp"
+	mv "$STATE_DIR/swarm.tmp" "$STATE_DIR/swarm"
+	case $want in
 	1) registry=$(stack_registry "$name") ;;
 	0) [ "$n" -eq 1 ] || die "SWARM_REGISTRY=0: the swarm has $n nodes, which cannot all see this host's images; leave SWARM_REGISTRY unset" ;;
 	"") [ "$n" -eq 1 ] || registry=$(stack_registry "$name") ;;
-	*) die "SWARM_REGISTRY=$SWARM_REGISTRY: expected 0 or 1" ;;
+	*) die "SWARM_REGISTRY=$want: expected 0 or 1" ;;
 	esac
 	stack_file "$name" "$registry" >/dev/null
 	printf 'NODES=%s\nREGISTRY=%s\n' "$n" "$registry" >"$STATE_DIR/swarm"
@@ -122,10 +128,12 @@ stack_down() {
 	done
 	[ -z "$(docker ps -aq --filter "label=com.docker.stack.namespace=$PROJECT")" ] ||
 		die "the stack's containers are still there 120 s after 'docker stack rm $PROJECT'"
-	if [ -n "$reg" ]; then
-		local img
-		for img in slurm db; do docker image rm "$reg/testbed-$img:$TAG" >/dev/null 2>&1 || true; done
-	fi
+	# The tags pushed to the stack's registry (the images stay, as
+	# testbed-*:TAG).
+	local img
+	for img in slurm db; do
+		docker image rm "${reg:-127.0.0.1:${SWARM_REGISTRY_PORT:-5000}}/testbed-$img:$TAG" >/dev/null 2>&1 || true
+	done
 	rm -f "$STATE_DIR/swarm"
 }
 
