@@ -65,7 +65,7 @@ constraints() {
 	assert_output 32
 	run bash -c "docker service inspect -f '{{range .Spec.TaskTemplate.ContainerSpec.Configs}}{{.File.Name}} {{end}}' \
 		'${TESTBED_PROJECT}_emu1' | tr ' ' '\n' | grep . | sort | paste -sd' '"
-	assert_output "/etc/testbed/cluster/cgroup.conf /etc/testbed/cluster/slurm.conf /etc/testbed/cluster/topology.conf /etc/testbed/cluster/topology.json"
+	assert_output "/etc/testbed/cluster/cgroup.conf /etc/testbed/cluster/slurm.conf /etc/testbed/cluster/topology.conf"
 }
 
 @test "the images come from the registry in the stack, and a node's Docker can pull them from it" {

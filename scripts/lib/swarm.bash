@@ -46,7 +46,10 @@ stack_file() {
 	mapfile -t nodes < <(swarm_nodes)
 	manager=${nodes[0]}
 	[ "${#nodes[@]}" -gt 1 ] && multihost=true
-	for f in slurm.conf topology.conf topology.json cgroup.conf; do
+	# What slurmd reads. Not topology.json: only slurmctld loads it
+	# (plugins/slurm/topology_commtree.c), and a config holds at most
+	# 1,024,000 bytes (Cori's is 1,016,696).
+	for f in slurm.conf topology.conf cgroup.conf; do
 		# Configs cannot change: a new content is a new name.
 		sum=$(sha256sum "$dir/$f" | cut -c1-12)
 		configs+=$(printf '%s"%s": {"name": "%s", "file": "%s"}' "${configs:+, }" \
@@ -110,9 +113,13 @@ stack_up() {
 	esac
 	stack_file "$name" "$registry" >/dev/null
 	printf 'NODES=%s\nREGISTRY=%s\n' "$n" "$registry" >"$STATE_DIR/swarm"
-	out=$(docker stack deploy --detach=true --resolve-image never \
+	# Waited until every service has converged: a task that the deploy
+	# replaces (an emulator whose configs changed) must not still answer
+	# for its nodes while make up checks them, then go away under the
+	# jobs of the replay that follows.
+	out=$(timeout "$READY_TIMEOUT" docker stack deploy --detach=false --resolve-image never \
 		-c "$(cluster_dir "$name")/stack.json" "$PROJECT" 2>&1) ||
-		die "docker stack deploy failed: $(tail -n 3 <<<"$out")"
+		die "docker stack deploy failed or did not converge in $READY_TIMEOUT s: $(grep -v '^ *$' <<<"$out" | tail -n 3)"
 }
 
 # make down on a stack: services, network, secrets and configs removed
