@@ -37,16 +37,6 @@ cmd_up() {
 	started=$(ctld_started)
 	since=$(date +%s.%N)
 	if [ "$STACK" = 1 ]; then
-		# The controller first: the emulators' tasks that the deploy
-		# replaces (their configs changed) register with the restarted
-		# controller, not with the one about to restart.
-		if [ -n "$started" ] && [ "$before" != "$(config_sum "$name")" ]; then
-			reconfigure_ctld
-			for _ in $(seq 60); do
-				ctld_exec scontrol ping 2>/dev/null | grep -q 'is UP' && break
-				sleep 1
-			done
-		fi
 		stack_up "$name"
 	else
 		out=$(compose_for "$name" up -d --remove-orphans 2>&1) ||
@@ -57,7 +47,10 @@ cmd_up() {
 	# are idle, the check of the controller's policy and topology.
 	local t_compose=$((SECONDS - t0))
 	after=$(config_sum "$name")
-	[ "$STACK" = 1 ] || [ "$before" = "$after" ] || reconfigure_ctld
+	# On a stack too: the deploy has replaced the emulators' tasks (their
+	# configs changed), at new addresses, which the controller's restart
+	# resolves afresh (a task's address is not kept: no virtual IPs).
+	[ "$before" = "$after" ] || reconfigure_ctld
 	wait_ready "$name"
 	local t_nodes=$((SECONDS - t0))
 	# An unchanged configuration on the same controller process proves
