@@ -28,6 +28,8 @@ import re
 import subprocess
 import time
 
+from workloads import containers
+
 CORE_SERVICES = ("db", "slurmdbd", "slurmctld")
 
 
@@ -60,19 +62,10 @@ def expected_services(cluster_dir):
 
 
 def container_states(project):
-    """{service: (state, container id)} of the project's containers, or
-    None when Docker does not answer."""
-    r = _run(["docker", "ps", "-a", "--filter",
-              f"label=com.docker.compose.project={project}",
-              "--format", '{{.Label "com.docker.compose.service"}} {{.State}} {{.ID}}'])
-    if r is None or r.returncode != 0:
-        return None
-    out = {}
-    for line in r.stdout.splitlines():
-        parts = line.split()
-        if len(parts) == 3:
-            out[parts[0]] = (parts[1], parts[2])
-    return out
+    """{service: (state, container or task id)} of the project's services
+    (a Compose project's or a Swarm stack's), or None when Docker does not
+    answer."""
+    return containers.service_states(project)
 
 
 def log_tail(container, lines=8):

@@ -14,6 +14,7 @@ cmd_up() {
 	if [ -n "$owner" ] && [ "$owner" != "$ROOT" ]; then
 		die "project '$PROJECT' is up from another clone ($owner); use another TESTBED_PROJECT, or 'make down' there"
 	fi
+	stack_or_compose
 	if [ -n "$(running_containers)" ] && [ -n "$up" ] && [ "$up" != "$name" ]; then
 		die "cluster '$up' is up; run 'make down' first (or 'make up CLUSTER=$up')"
 	fi
@@ -35,25 +36,21 @@ cmd_up() {
 	local out since started
 	started=$(ctld_started)
 	since=$(date +%s.%N)
-	out=$(compose_for "$name" up -d --remove-orphans 2>&1) ||
-		die "docker compose up failed: $(tail -n 3 <<<"$out")"
+	if [ "$STACK" = 1 ]; then
+		stack_up "$name"
+	else
+		out=$(compose_for "$name" up -d --remove-orphans 2>&1) ||
+			die "docker compose up failed: $(tail -n 3 <<<"$out")"
+	fi
 	# Where the start-up time goes (make bench BENCH=up): compose up
 	# (containers created and started), the nodes registering until all
 	# are idle, the check of the controller's policy and topology.
 	local t_compose=$((SECONDS - t0))
-	# A controller already running keeps its old configuration otherwise.
-	# Only on a change: 24.11 restarts slurmctld to reconfigure, and in
-	# front-end mode a restart drops running batch jobs' steps, so those
-	# jobs are not seen to end and run on to their time limit (TIMEOUT).
 	after=$(config_sum "$name")
-	if [ "$before" != "$after" ]; then
-		local running
-		running=$(ctld_exec squeue -h -t R,CG -o %i 2>/dev/null | wc -l) || running=0
-		[ "$running" -eq 0 ] || info "up: warning: $running running jobs will end as TIMEOUT at their limit (slurmctld restarts to reconfigure; see README)"
-		# 24.11 restarts slurmctld to reconfigure, so the request itself
-		# often times out; verify_policy below checks what it did.
-		ctld_exec scontrol reconfigure >/dev/null 2>&1 || true
-	fi
+	# On a stack too: the deploy has replaced the emulators' tasks (their
+	# configs changed), at new addresses, which the controller's restart
+	# resolves afresh (a task's address is not kept: no virtual IPs).
+	[ "$before" = "$after" ] || reconfigure_ctld
 	wait_ready "$name"
 	local t_nodes=$((SECONDS - t0))
 	# An unchanged configuration on the same controller process proves
@@ -71,6 +68,19 @@ cmd_up() {
 		"$name" "$(cluster_var "$name" NODES)" "$(cluster_var "$name" FRONTENDS)" \
 		"$(cluster_var "$name" EMULATORS)" "$took" "$memory" "$t_compose" \
 		"$((t_nodes - t_compose))" >"$STATE_DIR/last-up.env"
+}
+
+# A controller already running keeps its old configuration otherwise.
+# Only on a change: 24.11 restarts slurmctld to reconfigure, and in
+# front-end mode a restart drops running batch jobs' steps, so those
+# jobs are not seen to end and run on to their time limit (TIMEOUT).
+reconfigure_ctld() {
+	local running
+	running=$(ctld_exec squeue -h -t R,CG -o %i 2>/dev/null | wc -l) || running=0
+	[ "$running" -eq 0 ] || info "up: warning: $running running jobs will end as TIMEOUT at their limit (slurmctld restarts to reconfigure; see README)"
+	# 24.11 restarts slurmctld to reconfigure, so the request itself
+	# often times out; verify_policy below checks what it did.
+	ctld_exec scontrol reconfigure >/dev/null 2>&1 || true
 }
 
 config_sum() {
@@ -102,8 +112,15 @@ verify_policy() {
 		die "the controller runs options '${have_opts:-none}', not '${want_opts:-none}'; see 'make logs SERVICE=slurmctld'"
 	local logs_args=(--no-color --no-log-prefix --tail 20000)
 	[ -z "$since" ] || logs_args+=(--since "$since")
-	loaded=$(compose logs "${logs_args[@]}" slurmctld 2>/dev/null |
+	if swarm_on; then
+		logs_args=(--tail 20000)
+		[ -z "$since" ] || logs_args+=(--since "$since")
+		loaded=$(stack_logs "${logs_args[@]}" "${PROJECT}_slurmctld" 2>&1 |
+			grep -E 'topology/commtree: .*(nodes, [0-9]+ leaves|every job gets topology/tree)' | tail -n 1)
+	else
+		loaded=$(compose logs "${logs_args[@]}" slurmctld 2>/dev/null |
 		grep -E 'topology/commtree: .*(nodes, [0-9]+ leaves|every job gets topology/tree)' | tail -n 1)
+	fi
 	case $loaded in
 	*"every job gets topology/tree"*) die "slurmctld could not load the topology: ${loaded#*topology/commtree: }" ;;
 	"") die "slurmctld has not loaded topology/commtree's topology.json${since:+ since this start}; see 'make logs SERVICE=slurmctld'" ;;
@@ -142,7 +159,11 @@ cmd_down() {
 		info "no cluster is up"
 		return 0
 	fi
-	compose down --remove-orphans >/dev/null 2>&1
+	if swarm_on; then
+		stack_down
+	else
+		compose down --remove-orphans >/dev/null 2>&1
+	fi
 	rm -f "$STATE_DIR/cluster"
 	info "down: $name stopped (job history and controller state kept; 'make clean' removes them)"
 }
@@ -153,9 +174,12 @@ cmd_clean() {
 	name=$(current_cluster)
 	name=${name:-tiny}
 	[ -f "$(cluster_dir "$name")/emulators.yml" ] || cmd_config "$name" >/dev/null
+	if swarm_on; then stack_down; fi
 	compose_for "$name" down -v --remove-orphans >/dev/null 2>&1 || true
 	local volumes
-	mapfile -t volumes < <(docker volume ls -q --filter "label=com.docker.compose.project=$PROJECT")
+	# A stack's volumes (make up SWARM=1) carry the stack's label.
+	mapfile -t volumes < <(docker volume ls -q --filter "label=com.docker.compose.project=$PROJECT"
+		docker volume ls -q --filter "label=com.docker.stack.namespace=$PROJECT")
 	[ "${#volumes[@]}" -eq 0 ] || docker volume rm "${volumes[@]}" >/dev/null
 	clean_own_files
 	info "clean: containers, volumes, generated configuration and secrets removed"
@@ -203,11 +227,20 @@ cmd_status() {
 	running=$(ctld_exec scontrol show config 2>/dev/null | sed -n 's/^TopologyParam *= *//p' |
 		tr ',' '\n' | sed -n 's/^policy_//p') || true
 	info "cluster: $name    policy: ${running:-unknown} (configured: $(cluster_var "$name" POLICY))"
-	compose ps -a --format 'table {{.Service}}\t{{.State}}\t{{.Status}}'
+	local states svc k bad=()
+	if swarm_on; then
+		local reg
+		reg=$(swarm_var REGISTRY)
+		[ -z "$reg" ] || reg=", images from the registry in the stack ($reg)"
+		info "a Swarm stack over $(swarm_var NODES) node(s)$reg:"
+		stack_table
+		states=$(stack_states)
+	else
+		compose ps -a --format 'table {{.Service}}\t{{.State}}\t{{.Status}}'
+		states=$(compose ps -a --format '{{.Service}} {{.State}}' 2>/dev/null || true)
+	fi
 	# Every service the cluster should have: a dead emulator is named, and
 	# so is one that is gone altogether.
-	local states svc k bad=()
-	states=$(compose ps -a --format '{{.Service}} {{.State}}' 2>/dev/null || true)
 	local expected=(db slurmdbd slurmctld)
 	for ((k = 1; k <= $(cluster_var "$name" EMULATORS); k++)); do expected+=("emu$k"); done
 	for svc in "${expected[@]}"; do
@@ -224,12 +257,23 @@ cmd_status() {
 }
 
 cmd_logs() {
+	if swarm_on; then
+		local svc
+		for svc in ${SERVICE:-$(docker stack services "$PROJECT" --format '{{.Name}}' | sed "s/^${PROJECT}_//")}; do
+			docker service logs --no-task-ids --tail "${TAIL:-100}" "${PROJECT}_$svc"
+		done 2>&1
+		return 0
+	fi
 	compose logs --no-color --tail "${TAIL:-100}" ${SERVICE:+"$SERVICE"} |
 		sed 's/\x1b\[[0-9;]*[A-Za-z]//g'
 
 }
 
 cmd_shell() {
+	if swarm_on; then
+		docker exec -it "$(ctld_container)" bash
+		return
+	fi
 	compose exec slurmctld bash
 }
 
@@ -237,6 +281,13 @@ cmd_exec() {
 	local cmd=${1:-${TESTBED_CMD:-}}
 	[ -n "$cmd" ] || die "CMD is empty; example: make exec CMD='sinfo'"
 	copy_matrices "$cmd"
+	if swarm_on; then
+		local id
+		id=$(ctld_container)
+		[ -n "$id" ] || die "no controller container is running; 'make status' says why"
+		docker exec -i "$id" bash -c "$cmd"
+		return
+	fi
 	compose exec -T slurmctld bash -c "$cmd"
 }
 

@@ -63,6 +63,16 @@ cmd_config() {
 	# generate.py checks POLICY against the registry.
 	build_tools registry
 	in_tools python3 "$ROOT/emulated-clusters/generate.py" "${args[@]}"
+	# SWARM=1: the stack file too (make up SWARM=1 makes it again as it
+	# deploys), for this swarm or the nodes TESTBED_SWARM_NODES names.
+	if [ "${SWARM:-}" = 1 ]; then
+		[ -n "${TESTBED_SWARM_NODES:-}" ] || require_swarm
+		local n reg=""
+		n=$(swarm_nodes | wc -l)
+		[ "${SWARM_REGISTRY:-$([ "$n" -gt 1 ] && echo 1)}" != 1 ] || reg=127.0.0.1:${SWARM_REGISTRY_PORT:-5000}
+		stack_file "$name" "$reg" >/dev/null
+		info "config: the Swarm stack file for $n node(s): $(cluster_dir "$name")/stack.json"
+	fi
 }
 
 # The cluster's clock page (docs/vclock.md), VCLOCK_DIR/clock, mounted into

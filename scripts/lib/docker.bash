@@ -1,7 +1,7 @@
 # scripts/testbed's Docker side: the host's Docker checked (or set up),
 # commands run in the tools image, and the images built on use.
 
-readonly IMAGES=(tools db slurm)
+readonly IMAGES=(tools db slurm registry)
 
 # A host without Docker (or with its daemon stopped) gets the set-up step
 # first: the README's `make up` and `make test` then work on a fresh machine.

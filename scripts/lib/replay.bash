@@ -44,6 +44,11 @@ cmd_replay() {
 	policy=$(sed -n 's/^policy=//p' <<<"$resolved")
 	clock=$(sed -n 's/^clock=//p' <<<"$resolved")
 	rate=$(sed -n 's/^rate=//p' <<<"$resolved")
+	# The clock page is a file the manager's processes map: emulators on
+	# other hosts run on their own wall time (docs/swarm.md).
+	if [ "$clock" = virtual ] && swarm_multihost; then
+		die "CLOCK=virtual needs one host: this Swarm stack spans $(swarm_var NODES) nodes and the clock page is a file on the manager; use CLOCK=wall or a single-node stack"
+	fi
 	# Another run's jobs would run inside this run's measurement (and a
 	# policy switch restarts slurmctld, which ends them as TIMEOUT).
 	local others

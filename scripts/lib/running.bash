@@ -48,13 +48,28 @@ other_testbeds() {
 			print "  project " $1 ", clone " f}'
 }
 
+# This Docker's containers of the cluster (on a stack of several nodes,
+# the manager's: the controller's, the database's and some emulators').
 running_containers() {
-	docker ps -q --filter "label=com.docker.compose.project=$PROJECT"
+	if swarm_on; then
+		docker ps -q --filter "label=com.docker.stack.namespace=$PROJECT"
+	else
+		docker ps -q --filter "label=com.docker.compose.project=$PROJECT"
+	fi
 }
 
 cluster_var() { sed -n "s/^$2=//p" "$(cluster_dir "$1")/cluster.env"; }
 
-ctld_exec() { compose exec -T slurmctld "$@"; }
+ctld_exec() {
+	if swarm_on; then
+		local id
+		id=$(ctld_container)
+		[ -n "$id" ] || return 1
+		docker exec -i "$id" "$@"
+	else
+		compose exec -T slurmctld "$@"
+	fi
+}
 
 # When the controller's container last started, or nothing.
 ctld_started() {
@@ -64,6 +79,10 @@ ctld_started() {
 }
 
 ctld_container() {
+	if swarm_on; then
+		stack_container slurmctld
+		return 0
+	fi
 	docker ps -q --filter "label=com.docker.compose.project=$PROJECT" \
 		--filter label=com.docker.compose.service=slurmctld
 }
@@ -78,6 +97,17 @@ up_nodes() {
 # Names every stopped container with the end of its log, then fails.
 check_alive() {
 	local dead
+	if swarm_on; then
+		dead=$(stack_failing)
+		[ -z "$dead" ] && return 0
+		progress_done
+		local svc
+		for svc in $dead; do
+			printf 'error: %s failed three times during start-up; last lines of its log:\n' "$svc" >&2
+			stack_logs --tail 15 "${PROJECT}_$svc" >&2 || true
+		done
+		exit 1
+	fi
 	dead=$(compose ps -a --format '{{.Service}} {{.State}}' | awk '$2 != "running" {print $1}')
 	[ -z "$dead" ] && return 0
 	progress_done

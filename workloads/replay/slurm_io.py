@@ -11,7 +11,7 @@ import queue
 import subprocess
 import time
 
-from workloads import faults, launch
+from workloads import containers, faults, launch
 from .errors import ReplayError
 from .matrix import comm_matrix, file_matrix
 from .plan import PATTERNS
@@ -23,14 +23,10 @@ BATCH_SCRIPT = "/tmp/testbed-replay-job.sh"
 
 
 def controller():
-    out = subprocess.run(
-        ["docker", "ps", "-q", "--filter",
-         f"label=com.docker.compose.project={os.environ.get('TESTBED_PROJECT', 'testbed')}",
-         "--filter", "label=com.docker.compose.service=slurmctld"],
-        capture_output=True, text=True, check=False).stdout.split()
-    if not out:
+    container = containers.controller_id(os.environ.get('TESTBED_PROJECT', 'testbed'))
+    if not container:
         raise ReplayError("no cluster is up; run 'make up CLUSTER=<name>' first")
-    return out[0]
+    return container
 
 
 def ctl(container, command, stdin=None, check=True):
