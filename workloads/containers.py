@@ -9,7 +9,9 @@ side of the same lookup.
 import subprocess
 
 
-def _run(args, timeout=20):
+def run_quiet(args, timeout=20):
+    """A docker command's CompletedProcess, or None if it could not run
+    or timed out: callers treat both as 'not there'."""
     try:
         return subprocess.run(args, capture_output=True, text=True,
                               check=False, timeout=timeout)
@@ -27,7 +29,7 @@ def controller_id(project):
         argv = ["docker", "ps", "-q"]
         for f in filters:
             argv += ["--filter", f]
-        r = _run(argv)
+        r = run_quiet(argv)
         ids = r.stdout.split() if r is not None and r.returncode == 0 else []
         if ids:
             return ids[0]
@@ -40,7 +42,7 @@ def service_states(project):
     service's current task on any node of the swarm (a dead task's
     successor is 'preparing' or 'starting' until it runs), with the task's
     id: Swarm itself starts a dead task again."""
-    r = _run(["docker", "ps", "-a", "--filter",
+    r = run_quiet(["docker", "ps", "-a", "--filter",
               f"label=com.docker.compose.project={project}",
               "--format", '{{.Label "com.docker.compose.service"}} {{.State}} {{.ID}}'])
     if r is None or r.returncode != 0:
@@ -52,7 +54,7 @@ def service_states(project):
             out[parts[0]] = (parts[1], parts[2])
     if out:
         return out
-    r = _run(["docker", "stack", "ps", project, "--filter", "desired-state=running",
+    r = run_quiet(["docker", "stack", "ps", project, "--filter", "desired-state=running",
               "--format", "{{.Name}} {{.CurrentState}} {{.ID}}"])
     if r is None or r.returncode != 0:
         return out  # no such stack: nothing runs

@@ -33,14 +33,6 @@ from workloads import containers
 CORE_SERVICES = ("db", "slurmdbd", "slurmctld")
 
 
-def _run(args, timeout=20):
-    try:
-        return subprocess.run(args, capture_output=True, text=True,
-                              check=False, timeout=timeout)
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-
-
 def expected_services(cluster_dir):
     """{service: [front ends]} from the generated emulators.yml; the core
     services have none."""
@@ -69,7 +61,7 @@ def container_states(project):
 
 
 def log_tail(container, lines=8):
-    r = _run(["docker", "logs", "--tail", str(lines), container])
+    r = containers.run_quiet(["docker", "logs", "--tail", str(lines), container])
     if r is None:
         return ""
     text = (r.stdout + r.stderr).strip()
@@ -109,7 +101,7 @@ class HealthWatch:
         ctl = states.get("slurmctld")
         if not ctl or ctl[0] != "running":
             return None
-        return _run(["docker", "exec", ctl[1]] + argv)
+        return containers.run_quiet(["docker", "exec", ctl[1]] + argv)
 
     def _scontrol(self, args):
         r = self._ctl(["scontrol"] + args)
@@ -167,7 +159,7 @@ class HealthWatch:
                       "jobs": requeued})
         if self.auto_recover and state is not None:
             self.say(f"recovering: starting {service} again")
-            r = _run(["docker", "start", state[1]], timeout=60)
+            r = containers.run_quiet(["docker", "start", state[1]], timeout=60)
             if r is None or r.returncode != 0:
                 self.log(f"recover: docker start {service} failed: "
                          f"{(r.stderr if r else 'timeout').strip()[-200:]}")
