@@ -25,7 +25,6 @@ import datetime
 import json
 import os
 import re
-import subprocess
 import time
 
 from workloads import containers
