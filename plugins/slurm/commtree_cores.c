@@ -184,12 +184,7 @@ static void _record(const struct commtree_model *md, job_record_t *job_ptr,
 	xstrfmtcat(text, "policy=%s;granularity=core;comm=%d;pattern=%s;comm_percent=%g",
 		   tb_policy_name(policy), prof->comm,
 		   tb_pattern_name(prof->pattern), prof->comm_fraction * 100);
-	if (prof->runtime > 0)
-		xstrfmtcat(text, ";runtime_base=%.6g;runtime_scaled=%.6g",
-			   prof->runtime, scaled);
-	if (prof->runtime > 0 && why != TB_RUNTIME_MODELLED)
-		xstrfmtcat(text, ";runtime_fallback=%s",
-			   tb_runtime_fallback_name(why));
+	commtree_record_runtime(&text, prof, scaled, why);
 	xstrfmtcat(text, ";matrix_ranks=%d;hop_bytes=%.6g;hop_bytes_default=%.6g",
 		   m->ranks, hb[policy], hb[TB_POLICY_DEFAULT]);
 	for (int p = TB_POLICY_DEFAULT + 1; p < TB_POLICY_COUNT; p++)

@@ -5,6 +5,7 @@
 #define COMMTREE_EVAL_H
 
 #include "commtree.h"
+#include "../lib/cost.h"
 #include "../lib/matrix.h"
 #include "../lib/occupancy.h"
 #include "../lib/options.h"
@@ -73,6 +74,14 @@ extern int commtree_eval_cores(const struct commtree_model *md,
 			       const struct tb_profile *prof, bool record);
 
 /* --- a placed job's record (commtree_record.c) ------------------------ */
+
+/* The record's runtime fields (runtime_base, runtime_scaled and, when the
+ * model could not apply, runtime_fallback), one writer for the node- and
+ * core-level records. */
+extern void commtree_record_runtime(char **text,
+				    const struct tb_profile *prof,
+				    double scaled,
+				    enum tb_runtime_fallback why);
 
 /* Costs of every policy on the snapshot occ, the cost of the nodes Slurm
  * gave (node_map), the scaled runtime and the rank order, written where

@@ -82,6 +82,22 @@ static bool _rank_order_ok(const struct commtree_model *md,
 	return true;
 }
 
+extern void commtree_record_runtime(char **text,
+				    const struct tb_profile *prof,
+				    double scaled,
+				    enum tb_runtime_fallback why)
+{
+	if (prof->runtime <= 0)
+		return;
+	xstrfmtcat(*text, ";runtime_base=%.6g;runtime_scaled=%.6g",
+		   prof->runtime, scaled);
+	/* The model had a cost missing: the job runs its log runtime, and
+	 * the record says so rather than passing it off as "no change". */
+	if (why != TB_RUNTIME_MODELLED)
+		xstrfmtcat(*text, ";runtime_fallback=%s",
+			   tb_runtime_fallback_name(why));
+}
+
 extern void commtree_record(const struct commtree_model *md,
 			    job_record_t *job_ptr, enum tb_policy policy,
 			    const struct tb_occupancy *occ,
@@ -198,14 +214,7 @@ extern void commtree_record(const struct commtree_model *md,
 			   tb_policy_name((enum tb_policy) p), cost[p]);
 	xstrfmtcat(text, ";cost_actual=%.6g", actual);
 	xstrfmtcat(text, ";denominator=%s", tb_policy_name(denominator));
-	if (prof->runtime > 0)
-		xstrfmtcat(text, ";runtime_base=%.6g;runtime_scaled=%.6g",
-			   prof->runtime, scaled);
-	/* The model had a cost missing: the job runs its log runtime, and
-	 * the record says so rather than passing it off as "no change". */
-	if (prof->runtime > 0 && why != TB_RUNTIME_MODELLED)
-		xstrfmtcat(text, ";runtime_fallback=%s",
-			   tb_runtime_fallback_name(why));
+	commtree_record_runtime(&text, prof, scaled, why);
 	if (matrix) {
 		xstrfmtcat(text, ";matrix_ranks=%d;hop_bytes=%.6g;hop_bytes_default=%.6g",
 			   matrix->ranks, hop_bytes[policy],
