@@ -100,7 +100,7 @@ images: ## (re)build all images (cached layers make this quick)
 test: ## run every test suite (bats and C unit tests) inside the tools image
 	@$(TESTBED) test
 
-bench: ## benchmarks (BENCH=alloc|treematch|up|decision|submit|sim|clock|faults|all): decision time, TreeMatch against job size, start-up, submission rate, the twin's speed, virtual clock, fault detection
+bench: ## benchmarks (BENCH=alloc|treematch|up|decision|submit|sim|clock|window|faults|all): decision time, TreeMatch against job size, start-up, submission rate, the twin's speed, virtual clock, the saturated window with event jumps, fault detection
 	@$(TESTBED) bench
 
 # -a: scripts/testbed's pieces (scripts/lib/*.bash) are checked where it

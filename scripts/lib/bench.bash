@@ -53,6 +53,48 @@ bench_clock() {
 	return "$c"
 }
 
+# BENCH=window (issue 30 point 3, docs/vclock.md#in-the-testbed): the
+# saturated 1,000-job Theta window on hpc2010 under greedy at rate 1000,
+# WINDOW_JUMPS (1 0: with event jumps, then without) WINDOW_RUNS (1) times
+# each, against the committed reference
+# (bench/reference/theta1000-greedy-r1000.json): wall time, clock jumps,
+# late launches, makespan, utilization and mean wait. About 10 min with
+# jumps and 31 without, on a quiet machine.
+bench_window() {
+	local out="$ROOT/bench/out" file log id runs=() c ej k
+	local ref=$ROOT/bench/reference/theta1000-greedy-r1000.json
+	mkdir -p "$out"
+	file="$out/window-$(date +%Y%m%d-%H%M%S).txt"
+	log=$(mktemp)
+	{
+		printf '# make bench BENCH=window: the 1,000-job Theta window, rate 1000, greedy\n'
+		printf '# host: %s cores, %s MiB; %s; load %s\n' "$(nproc)" \
+			"$(awk '/MemTotal/ {printf "%d", $2 / 1024}' /proc/meminfo)" \
+			"$(date -u +%FT%TZ)" "$(cut -d' ' -f1-3 /proc/loadavg)"
+	} | tee "$file"
+	cmd_down >/dev/null
+	POLICY=greedy cmd_up hpc2010 >/dev/null
+	for ej in ${WINDOW_JUMPS:-1 0}; do
+		for ((k = 1; k <= ${WINDOW_RUNS:-1}; k++)); do
+			info "bench: window, EVENT_JUMPS=$ej, run $k of ${WINDOW_RUNS:-1}"
+			LOG=theta POLICY=greedy CLOCK=virtual SPEEDUP=1000 EVENT_JUMPS=$ej \
+				cmd_replay | tee "$log"
+			id=$(sed -n 's|^results in \(.*\)/$|\1|p' "$log" | tail -n 1)
+			[ -n "$id" ] || die "bench: the window with EVENT_JUMPS=$ej did not finish"
+			id=$(basename "$id")
+			cmd_report "$id" >/dev/null
+			runs+=("$RESULTS_DIR/$id")
+		done
+	done
+	rm -f "$log"
+	printf '# load at the end: %s\n' "$(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$file"
+	c=0
+	in_tools python3 "$ROOT/bench/window.py" "$ref" "${runs[@]}" | tee -a "$file" || c=$?
+	cmd_down >/dev/null
+	info "written to ${file#"$ROOT"/}"
+	return "$c"
+}
+
 # BENCH=faults (README, Faults): how long the replay's health watch takes
 # to name a dead service and, with AUTO_RECOVER=1, to have it running
 # again. Each service is killed (docker kill) while a replay of 16 theta
@@ -116,20 +158,21 @@ cpu_ticks() {
 # Benchmarks print figures and keep them in bench/out/; none is a test.
 # BENCH=alloc (policy decision time), treematch (TreeMatch's decision time
 # against job size), up (start-up time, memory), decision, submit, clock,
-# faults, or all (not clock, faults).
+# window, faults, or all (not clock, window, faults).
 cmd_bench() {
 	require_docker
 	case "${BENCH:-all}" in
 	alloc) bench_alloc ;;
 	treematch) bench_treematch ;;
 	clock) bench_clock ;;
+	window) bench_window ;;
 	faults) bench_faults ;;
 	up) bench_up ;;
 	decision) bench_decision ;;
 	submit) bench_submit ;;
 	sim) bench_sim ;;
 	all) bench_alloc && bench_treematch && bench_up && bench_decision && bench_submit ;;
-	*) die "BENCH='${BENCH}': expected alloc, treematch, up, decision, submit, sim, clock, faults or all" ;;
+	*) die "BENCH='${BENCH}': expected alloc, treematch, up, decision, submit, sim, clock, window, faults or all" ;;
 	esac
 }
 
