@@ -98,6 +98,11 @@ static const struct tb_test tb_tests[] = {
 	T(test_sim_choice_is_make_allocs),
 	T(test_sim_runtime_is_eq7),
 	T(test_sim_plan_errors),
+	T(test_sim_cores_schedule),
+	T(test_sim_cores_backfill_over_nodes),
+	T(test_sim_cores_choice_is_make_allocs),
+	T(test_sim_cores_other_policies_and_whole_nodes),
+	T(test_sim_cores_plan_errors),
 	T(test_sim_golden_schedules),
 	{ NULL, NULL },
 };

@@ -102,6 +102,12 @@ void test_sim_isolated_waits(void);
 void test_sim_choice_is_make_allocs(void);
 void test_sim_runtime_is_eq7(void);
 void test_sim_plan_errors(void);
+/* test_sim_cores.c */
+void test_sim_cores_schedule(void);
+void test_sim_cores_backfill_over_nodes(void);
+void test_sim_cores_choice_is_make_allocs(void);
+void test_sim_cores_other_policies_and_whole_nodes(void);
+void test_sim_cores_plan_errors(void);
 /* test_sim_golden.c */
 void test_sim_golden_schedules(void);
 
