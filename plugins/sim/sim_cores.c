@@ -205,8 +205,12 @@ void sim_record_cores(struct sim_job *j, double hop_bytes,
 	j->hop_bytes = hop_bytes;
 	j->hop_bytes_default = hop_bytes_default;
 	j->runtime_why = TB_RUNTIME_MODELLED;
-	/* As the plugin: a compute-intensive job keeps its runtime. */
-	j->runtime_scaled = j->job.comm ?
+	/* As the plugin: a compute-intensive job keeps its runtime, and so
+	 * does one without a matrix (the plugin places it with tree and
+	 * records Eq. 7 on default's cost over default's, 1, under
+	 * OPTIONS=denominator=default; against default1905 it would not be
+	 * 1: not modelled). */
+	j->runtime_scaled = j->job.comm && j->matrix ?
 		tb_treematch_runtime_why(j->runtime, j->job.comm_fraction,
 					 hop_bytes, hop_bytes_default,
 					 &j->runtime_why) :

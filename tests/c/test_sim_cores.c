@@ -239,15 +239,16 @@ void test_sim_cores_choice_is_make_allocs(void)
 }
 
 /* A node-level policy at core level: Slurm's cores (the plugin's
- * shared_nodes fallback), and a whole-node job (PREFILL's) waits for a
- * node without core jobs: the partition main is exclusive. */
+ * shared_nodes fallback; a communicating job without a matrix keeps its
+ * runtime), and a whole-node job (PREFILL's) waits for a node without
+ * core jobs: the partition main is exclusive. */
 void test_sim_cores_other_policies_and_whole_nodes(void)
 {
 	struct tb_scenario *sc = scenario(CORE_LEAVES "job nodes=1\n");
 	struct sim_plan plan;
 	struct sim_job *j;
 
-	if (parse_run(sc, HEAD CJOB("A", "0", "100", "0", "10", "1")
+	if (parse_run(sc, HEAD CJOB("A", "0", "100", "1", "10", "1")
 		      "W\t1\t50\t4\t0\trd\t50\t10\t0\t0\t0\t\t0\t0\n",
 		      TB_POLICY_GREEDY, &plan, NULL)) {
 		CHECK(0);
@@ -256,6 +257,9 @@ void test_sim_cores_other_policies_and_whole_nodes(void)
 	j = plan.jobs;
 	CHECK_EQ((int)j[0].used, (int)TB_POLICY_DEFAULT);
 	CHECK(j[0].fallback && !strcmp(j[0].fallback, "shared_nodes"));
+	/* Communicating, but no matrix: its log runtime, modelled as such. */
+	CHECK_NEAR(j[0].runtime_scaled, 100);
+	CHECK_EQ((int)j[0].runtime_why, (int)TB_RUNTIME_MODELLED);
 	/* W, 4 whole nodes: node 0 has A's core until 100. */
 	CHECK_NEAR(j[1].start, 100);
 	CHECK_EQ(j[1].ranks, 0);
