@@ -64,6 +64,7 @@ static const struct tb_test tb_tests[] = {
 	T(test_tm_refusals),
 	T(test_alloc_figure2),
 	T(test_alloc_hand_worked),
+	T(test_alloc_tree_cores_best_fit_by_nodes),
 	T(test_alloc_scenario_errors),
 	T(test_registry_lines),
 	T(test_tofa_worked_case_ring),

@@ -63,6 +63,7 @@ void test_tm_strategies_differ(void);
 void test_tm_brute_force_small(void);
 void test_tm_refusals(void);
 void test_alloc_figure2(void);
+void test_alloc_tree_cores_best_fit_by_nodes(void);
 void test_alloc_hand_worked(void);
 void test_alloc_scenario_errors(void);
 void test_registry_lines(void); /* test_registry.c */
