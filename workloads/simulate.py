@@ -9,7 +9,9 @@ generated as `make up` would (emulated-clusters/generate.py, into
 build/sim/<cluster>/). The run directory is a replay's: plan.tsv,
 topology.json, manifest.json (engine "sim"), replay.log and a sacct.json
 made from tb-sim's jobs (sim.tsv) with the fields make report reads, so
-`make report` and `make compare` work on it unchanged.
+`make report` and `make compare` work on it unchanged. GRANULARITY=core:
+the plan's jobs of ranks share nodes core by core on the twin too
+(plugins/sim/sim_cores.c); sacct.json gives each its cores as its CPUs.
 """
 
 import csv

@@ -222,6 +222,8 @@ void sim_record_cores(struct sim_job *j, double hop_bytes,
 int sim_cspace_init(struct sim_cspace *c, const int *free_now, int n_nodes,
 		    double now)
 {
+	size_t row = sizeof(int) * (size_t)(n_nodes ? n_nodes : 1);
+
 	memset(c, 0, sizeof(*c));
 	c->cap = 16;
 	c->n_nodes = n_nodes;
@@ -229,7 +231,7 @@ int sim_cspace_init(struct sim_cspace *c, const int *free_now, int n_nodes,
 	c->free = calloc((size_t)c->cap, sizeof(int *));
 	c->total = malloc(sizeof(long) * (size_t)c->cap);
 	if (!c->begin || !c->free || !c->total ||
-	    !(c->free[0] = malloc(sizeof(int) * (size_t)(n_nodes ? n_nodes : 1)))) {
+	    !(c->free[0] = malloc(row))) {
 		sim_cspace_fini(c);
 		return -1;
 	}
@@ -278,7 +280,8 @@ int sim_cspace_at(struct sim_cspace *c, double t)
 		c->total = tot;
 		c->cap = cap;
 	}
-	if (!(copy = malloc(sizeof(int) * (size_t)(c->n_nodes ? c->n_nodes : 1))))
+	copy = malloc(sizeof(int) * (size_t)(c->n_nodes ? c->n_nodes : 1));
+	if (!copy)
 		return -1;
 	memcpy(copy, c->free[i], sizeof(int) * (size_t)c->n_nodes);
 	memmove(&c->begin[i + 2], &c->begin[i + 1],

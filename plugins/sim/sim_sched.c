@@ -579,8 +579,8 @@ static int backfill_pass_cores(struct run *r)
 		reserved++;
 		/* Planned later: Slurm's node_space loses the planned nodes
 		 * whole (_add_reservation), a job of ranks' too. */
-		if (sim_cspace_take(&cs, cs.begin[found], cs.begin[found] + limit,
-				    r->alloc, NULL,
+		if (sim_cspace_take(&cs, cs.begin[found],
+				    cs.begin[found] + limit, r->alloc, NULL,
 				    j->ranks ? j->ranks : j->nodes))
 			goto out;
 	}
