@@ -135,3 +135,43 @@ def test_limits_none_runs_on_the_twin_as_slurm_records_no_limit(log, tmp_path):
         assert j["time"]["limit"] == want
     assert simulate.sacct_limit(12, True) == {"set": True, "infinite": False, "number": 12}
     assert simulate.sacct_limit(0, True)["number"] == 525600
+
+
+@pytest.mark.skipif(not os.access(os.path.join(build_dir(ROOT), "tb-sim"), os.X_OK),
+                    reason="tb-sim not built (make -C plugins tools)")
+def test_a_core_level_prefill_run_validates_on_the_twin(tmp_path):
+    """make simulate RUN= on a core-level run with PREFILL (as
+    treematch-curie's): a twin run standing in for the emulation's (its
+    engine fields dropped) is re-run from its own plan.tsv and compared;
+    the same plan on the same twin differs in nothing. The first set (log
+    job 1, whole nodes) fills tiny; the window's jobs of cores follow."""
+    from workloads import sim_validate
+    path = str(tmp_path / "cores.swf")
+    with open(path, "w") as f:
+        f.write("; MaxNodes: 32\n; MaxProcs: 128\n")
+        for k, (submit, run, n) in enumerate([(0, 1000, 126), (10, 500, 2), (20, 300, 4)]):
+            f.write(f"{k + 1} {submit} 0 {run} {n} -1 -1 {n} {run * 2} -1 1 1 1 -1 1 -1 -1 -1\n")
+    runs = tmp_path / "runs"
+    assert simulate.main(["--cluster", "tiny", "--log", path, "--policy", "tm-a", "--root", ROOT,
+                          "--results", str(runs), "--comm", "1", "--sparsity", "0.5",
+                          "--granularity", "core", "--first", "1", "--prefill", "1"]) == 0
+    (run_id,) = os.listdir(runs)
+    emu = str(runs / run_id)
+    with open(os.path.join(emu, "plan.tsv")) as f:
+        plan = list(csv.DictReader(f, delimiter="\t"))
+    assert [(p["prefill"], p["ranks"]) for p in plan] == [("1", "0"), ("0", "2"), ("0", "4")]
+    report(emu, None, os.path.join(emu, "topology.json"))
+    with open(os.path.join(emu, "manifest.json")) as f:
+        m = json.load(f)
+    for k in ("engine", "simulated", "sim"):
+        m.pop(k)
+    with open(os.path.join(emu, "manifest.json"), "w") as f:
+        json.dump(m, f)
+    twin = tmp_path / "twin"
+    assert sim_validate.main(["--run-dir", emu, "--root", ROOT, "--results", str(twin)]) == 0
+    (twin_id,) = os.listdir(twin)
+    with open(twin / twin_id / "validation.json") as f:
+        v = json.load(f)
+    by = {r["metric"]: r for r in v["metrics"]}
+    assert by["makespan_s"]["emulation"] > 1000
+    assert all(r["difference_percent"] in (0, None) for r in v["metrics"])
