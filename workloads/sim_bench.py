@@ -2,8 +2,12 @@
 never asserted): the study's 1,000-job Theta window under each ICPP-W
 policy (the registry's family icpp) and default, on hpc2010 (the
 experiments' machine) and theta, target < 5 s; and a 100,000-job synthetic
-log on cori, target < 1 min. Each figure is `make simulate`'s whole run
-(plan, tb-sim, sacct.json) in wall time, and tb-sim's own share.
+log on cori, target < 1 min; and core level (GRANULARITY=core), the
+TreeMatch Curie experiment's plan (experiments/treematch-curie.exp: 349
+whole-node jobs, then 60 jobs of cores with rank x rank matrices) under
+default and the TreeMatch policies, no target. Each figure is `make
+simulate`'s whole run (plan, tb-sim, sacct.json) in wall time, and
+tb-sim's own share.
 
     python3 -m workloads.sim_bench --root R --workloads-dir W --out DIR [--jobs N]
 """
@@ -62,6 +66,13 @@ def simulate(root, out, cluster, policy, log, workloads_dir, extra=()):
     return wall, m["sim"]["wall_s"], m["jobs"], cpu
 
 
+# experiments/treematch-curie.exp's replay parameters, at a = 1/2.
+TREEMATCH_CURIE = ["--jobs", "60", "--first", "2980", "--scale", "1", "--prefill", "1",
+                   "--runtime-factor", "0.5", "--comm", "1", "--sparsity", "0.9",
+                   "--granularity", "core", "--seed", "0", "--options", "denominator=default",
+                   "--clock", "virtual", "--speedup", "100", "--ratio", "0.5"]
+
+
 def load():
     return "/".join(f"{x:.1f}" for x in os.getloadavg())
 
@@ -85,6 +96,11 @@ def main(argv):
                                             args.workloads_dir)
             print(f"theta window ({jobs} jobs) on {cluster} under {policy}: "
                   f"{wall:.2f} s (tb-sim {sim:.2f} s wall, {cpu}); target < 5 s")
+    for policy in ("default", "tm-a", "tm-i", "tm-sub"):
+        wall, sim, jobs, cpu = simulate(args.root, args.out, "curie", policy, "curie",
+                                        args.workloads_dir, TREEMATCH_CURIE)
+        print(f"treematch-curie at core level ({jobs} jobs, a = 1/2) on curie under {policy}: "
+              f"{wall:.2f} s (tb-sim {sim:.2f} s wall, {cpu})")
     log = os.path.join(args.out, f"synthetic-{args.jobs}.swf")
     t = time.monotonic()
     _, cori_nodes, _ = generate_cluster(args.root, "cori", "",

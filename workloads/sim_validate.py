@@ -27,6 +27,7 @@ import os
 import shutil
 import sys
 
+from metrics.measures import topology_cores
 from metrics.report import report
 from metrics.run_dir import ReportError
 from workloads.replay.errors import ReplayError
@@ -58,17 +59,19 @@ def percent(twin, emu):
     return 100.0 * (twin - emu) / emu
 
 
-def subset_metrics(jobs, ids, cluster_nodes):
+def subset_metrics(jobs, ids, cluster_nodes, cluster_cores=0):
     """makespan, utilization, mean wait and execution hours over the jobs
-    ids (jobs.csv rows), as metrics/measures.py defines them."""
+    ids (jobs.csv rows), as metrics/measures.py defines them (utilization
+    in CPUs when cluster_cores is given: GRANULARITY=core)."""
     rows = [jobs[i] for i in ids if i in jobs]
     if not rows:
         return {}
     first = min(float(r["eligible"]) for r in rows)
     makespan = max(float(r["end"]) for r in rows) - first
-    work = sum(float(r["nodes"]) * float(r["run_s"]) for r in rows)
+    unit, whole = ("cpus", cluster_cores) if cluster_cores else ("nodes", cluster_nodes)
+    work = sum(float(r[unit]) * float(r["run_s"]) for r in rows)
     return {"jobs": len(rows), "makespan_s": makespan,
-            "utilization": work / (cluster_nodes * makespan) if makespan > 0 else None,
+            "utilization": work / (whole * makespan) if makespan > 0 else None,
             "wait_mean_s": sum(float(r["wait_s"]) for r in rows) / len(rows),
             "exec_hours": sum(float(r["run_s"]) for r in rows) / 3600}
 
@@ -119,7 +122,7 @@ def delays(jobs):
     return {"run_past_model_s": quantiles(runs), "start_after_last_end_s": quantiles(after)}
 
 
-def compare(emu_m, sim_m, emu_jobs, sim_jobs, plan, cluster_nodes=0):
+def compare(emu_m, sim_m, emu_jobs, sim_jobs, plan, cluster_nodes=0, cluster_cores=0):
     """The comparison as a dict (validation.json). A damaged emulation
     (jobs hit by a fault or launched late, left out of its metrics) is
     also compared over the jobs it counts, recomputed on both sides."""
@@ -129,8 +132,9 @@ def compare(emu_m, sim_m, emu_jobs, sim_jobs, plan, cluster_nodes=0):
         ids = [i for i, j in emu_jobs.items()
                if not j.get("fault") and j.get("prefill") in ("0", "", None)]
         counted = {"jobs": len(ids), "left_out": emu_m.get("fault_jobs"),
-                   "metrics": metric_rows(subset_metrics(emu_jobs, ids, cluster_nodes),
-                                          subset_metrics(sim_jobs, ids, cluster_nodes),
+                   "metrics": metric_rows(
+                       subset_metrics(emu_jobs, ids, cluster_nodes, cluster_cores),
+                       subset_metrics(sim_jobs, ids, cluster_nodes, cluster_cores),
                                           METRICS[:4])}
     # The emulation's own lag: its execution hours over the plan's modelled
     # runtimes (the plugin's runtime_scaled where recorded, else the log's).
@@ -246,11 +250,8 @@ def validate(args):
     m = read_json(os.path.join(emu, "manifest.json"))
     if m.get("engine") == "sim":
         raise ReplayError(f"RUN={args.run_dir}: a simulated run; expected an emulation's")
-    if m.get("granularity") == "core":
-        raise ReplayError(f"RUN={args.run_dir}: GRANULARITY=core: the twin models "
-                          "whole-node allocation only (docs/simulator.md)")
-    if m.get("individual") or m.get("prefill"):
-        raise ReplayError(f"RUN={args.run_dir}: PREFILL/INDIVIDUAL runs are not re-run "
+    if m.get("individual"):
+        raise ReplayError(f"RUN={args.run_dir}: INDIVIDUAL runs are not re-run "
                           "from a run directory yet; use make simulate with its parameters")
     plan = read_plan(os.path.join(emu, "plan.tsv"))
     with open(os.path.join(emu, "topology.json"), encoding="utf-8") as f:
@@ -298,7 +299,8 @@ def validate(args):
         cmp = compare(read_json(os.path.join(emu, "metrics.json")), sim_m,
                       read_jobs(os.path.join(emu, "jobs.csv")),
                       read_jobs(os.path.join(run_dir, "jobs.csv")), plan,
-                      m.get("cluster_nodes") or 0)
+                      m.get("cluster_nodes") or 0,
+                      topology_cores(topo) if m.get("granularity") == "core" else 0)
         cmp["emulation"], cmp["twin"] = m["run_id"], run_id
         write_atomic(os.path.join(run_dir, "validation.json"), json.dumps(cmp, indent=1) + "\n")
         write_atomic(os.path.join(run_dir, "validation.md"), validation_md(m, manifest, cmp))

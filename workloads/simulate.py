@@ -9,7 +9,9 @@ generated as `make up` would (emulated-clusters/generate.py, into
 build/sim/<cluster>/). The run directory is a replay's: plan.tsv,
 topology.json, manifest.json (engine "sim"), replay.log and a sacct.json
 made from tb-sim's jobs (sim.tsv) with the fields make report reads, so
-`make report` and `make compare` work on it unchanged.
+`make report` and `make compare` work on it unchanged. GRANULARITY=core:
+the plan's jobs of ranks share nodes core by core on the twin too
+(plugins/sim/sim_cores.c); sacct.json gives each its cores as its CPUs.
 """
 
 import csv
@@ -113,6 +115,8 @@ def admin_comment(row, plan_entry):
     record: what make report reads."""
     if row["recorded"] != "1":
         return ""
+    if int(row.get("ranks") or 0):
+        return core_comment(row, plan_entry)
     parts = [f"policy={row['policy']}", f"comm={plan_entry['comm']}",
              f"pattern={plan_entry['pattern']}",
              f"comm_percent={plan_entry['comm_percent']:g}",
@@ -133,6 +137,34 @@ def admin_comment(row, plan_entry):
         parts.append(f"fallback={row['fallback']}")
     parts.append("engine=sim")
     return ";".join(parts)
+
+
+def core_comment(row, plan_entry):
+    """A job of ranks' record (GRANULARITY=core), as commtree_cores.c's
+    _record writes it: no costs, the hop-bytes at core level."""
+    parts = [f"policy={row['policy']}", "granularity=core", f"comm={plan_entry['comm']}",
+             f"pattern={plan_entry['pattern']}",
+             f"comm_percent={plan_entry['comm_percent']:g}"]
+    if float(row["runtime_base"]) > 0:
+        parts += [f"runtime_base={row['runtime_base']}",
+                  f"runtime_scaled={row['runtime_scaled']}"]
+        if row["runtime_fallback"]:
+            parts.append(f"runtime_fallback={row['runtime_fallback']}")
+    if plan_entry["matrix_density"] > 0:
+        parts += [f"matrix_ranks={row['ranks']}", f"hop_bytes={row['hop_bytes']}",
+                  f"hop_bytes_default={row['hop_bytes_default']}"]
+    if row["fallback"]:
+        parts.append(f"fallback={row['fallback']}")
+    parts.append("engine=sim")
+    return ";".join(parts)
+
+
+def job_cpus(row, names, cores_of):
+    """CPUs Slurm allocates: a job of ranks' cores (one CPU per task in the
+    partition cores), else its whole nodes' (metrics/jobs.py reads them:
+    utilization in CPUs at core level)."""
+    ranks = int(row.get("ranks") or 0)
+    return ranks if ranks else sum(cores_of.get(n, 0) for n in names)
 
 
 # Slurm's YEAR_MINUTES (sim.h, SIM_NO_LIMIT_MIN).
@@ -170,10 +202,10 @@ def sacct_doc(manifest, plan, rows, cores_of):
                      "submission": eligible, "elapsed": round(end - start),
                      "limit": sacct_limit(p["limit_min"], r.get("backfilled") == "1")},
             "state": {"current": [r["state"]], "reason": "None"},
-            "tres": {"allocated": [{"type": "cpu", "count": sum(cores_of.get(n, 0)
-                                                               for n in names)},
+            "tres": {"allocated": [{"type": "cpu", "count": job_cpus(r, names, cores_of)},
                                    {"type": "node", "count": len(names)}]},
-            "partition": "main", "cluster": manifest["cluster"],
+            "partition": "cores" if int(r.get("ranks") or 0) else "main",
+            "cluster": manifest["cluster"],
         })
     return {"jobs": sorted(jobs, key=lambda j: j["job_id"]),
             "meta": {"engine": "sim", "tool": "tb-sim"},
@@ -224,9 +256,6 @@ def simulate(args):
         raise ReplayError(f"SIM_LAG={args.lag:g}: expected log seconds >= 0")
     if args.resume:
         raise ReplayError("RESUME: a simulation is not resumed; run it again (seconds)")
-    if getattr(args, "granularity", "node") == "core":
-        raise ReplayError("GRANULARITY=core: the twin models whole-node allocation only "
-                          "(core level: docs/simulator.md, what is left)")
     if not args.log:
         raise ReplayError(f"LOG is not set; valid: {' '.join(sorted(logs.NAMED_LOGS))}, "
                           "or a path")

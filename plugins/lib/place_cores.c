@@ -23,79 +23,12 @@ double tb_hop_bytes_nodes(const struct tb_topology *t,
 	return sum;
 }
 
-/*
- * Slurm's tree with free cores as units: the machine copied with one node
- * per free core (under the same leaf, the same switches in the same
- * order), the default policy asked for R of them on that copy; slot k of
- * its answer is a core of slot_node[k]. A node's cores are consecutive in
- * the copy, so the slots of one node are too.
- */
-static enum tb_status default_cores(const struct tb_topology *t,
-				    const struct tb_occupancy *o, int ranks,
-				    const struct tb_options *opts,
-				    int *slot_node)
-{
-	struct tb_topology *x = tb_topology_new();
-	struct tb_occupancy *xo = NULL;
-	struct tb_job j = { .nodes = ranks, .comm = 1 };
-	int *owner = NULL, *alloc = NULL, n = 0;
-	long total = 0;
-	char name[32], err[160];
-	enum tb_status rc = TB_ENOMEM;
-
-	if (!x)
-		return TB_ENOMEM;
-	for (int v = 0; v < t->n_nodes; v++)
-		total += tb_free_cores(t, o, v);
-	if (total < ranks) {
-		rc = TB_ENOSPACE;
-		goto out;
-	}
-	owner = malloc(sizeof(int) * (size_t)total);
-	alloc = malloc(sizeof(int) * (size_t)ranks);
-	if (!owner || !alloc)
-		goto out;
-	for (int s = 0; s < t->n_switches; s++) {
-		int p = t->switches[s].parent;
-
-		if (tb_topology_add_switch(x, t->switches[s].name,
-					   p == TB_NO_PARENT ? NULL :
-					   t->switches[p].name))
-			goto out;
-	}
-	for (int v = 0; v < t->n_nodes; v++) {
-		for (int c = tb_free_cores(t, o, v); c > 0; c--, n++) {
-			snprintf(name, sizeof(name), "c%d", n);
-			if (tb_topology_add_node(x, name, t->nodes[v].leaf, 1))
-				goto out;
-			owner[n] = v;
-		}
-	}
-	if (tb_topology_finish(x, err, sizeof(err))) {
-		rc = TB_EINVAL;
-		goto out;
-	}
-	xo = tb_occupancy_new(x->n_nodes);
-	if (!xo)
-		goto out;
-	rc = tb_allocate_with(TB_POLICY_DEFAULT, x, xo, &j, opts, alloc);
-	for (int k = 0; rc == TB_OK && k < ranks; k++)
-		slot_node[k] = owner[alloc[k]];
-out:
-	tb_occupancy_free(xo);
-	tb_topology_free(x);
-	free(owner);
-	free(alloc);
-	return rc;
-}
-
 /* TreeMatch at core level: tm-a maps onto default's cores, the others
  * choose among the free cores. */
 static enum tb_status treematch_cores(enum tb_policy p,
 				      const struct tb_topology *t,
 				      const struct tb_occupancy *o,
 				      const struct tb_job *job,
-				      const struct tb_options *opts,
 				      int *node_of_rank)
 {
 	int r = job->matrix->ranks;
@@ -110,7 +43,7 @@ static enum tb_status treematch_cores(enum tb_policy p,
 	tm.strategy = p == TB_POLICY_TM_I ? TB_TM_I : TB_TM_SUB;
 	tm.levels_above = p == TB_POLICY_TM_SUB3 ? 3 : 0;
 	if (p == TB_POLICY_TM_A) {
-		rc = default_cores(t, o, r, opts, cores);
+		rc = tb_tree_cores(t, o, r, cores);
 		if (rc == TB_OK)
 			rc = tb_treematch_map(t, job->matrix, cores, &tm, map,
 					      NULL);
@@ -144,8 +77,8 @@ enum tb_status tb_place_ranks(enum tb_policy p, const struct tb_topology *t,
 		/* A scenario's job always has a matrix, so the TreeMatch
 		 * policies are never the default here (end of Sec. 4.3). */
 		rc = p == TB_POLICY_DEFAULT ?
-		     default_cores(t, o, r, opts, node_of_rank) :
-		     treematch_cores(p, t, o, job, opts, node_of_rank);
+		     tb_tree_cores(t, o, r, node_of_rank) :
+		     treematch_cores(p, t, o, job, node_of_rank);
 		for (int v = 0; rc == TB_ENOSPACE && v < t->n_nodes; v++)
 			free_cores += tb_free_cores(t, o, v);
 		if (rc == TB_ENOSPACE && why && whylen)

@@ -5,12 +5,13 @@
  *
  * Core by core (`job ranks=R`, sbatch -n R: the TreeMatch emulation's jobs,
  * IJHPCA 2018 Sec. 4, which allocated cores):
- *   default   Slurm's tree with free cores as its units: the default
- *             policy's model (policy_default.c) on a copy of the machine
- *             where every free core is a node of its leaf; ranks then fill
- *             the chosen cores in order, so they go in blocks over the
- *             nodes. Ours: the model of tree was checked against Slurm in
- *             whole nodes (tests/policies_vs_slurm.bats), not in cores.
+ *   default   Slurm's own choice (select/cons_tres + topology/tree) as we
+ *             model it, tb_tree_cores below (tree_cores.c): best-fit leaf
+ *             by offered nodes among those with the cores, nodes in index
+ *             order, all free cores of each; ranks in blocks over them.
+ *             Ours, from reading Slurm 24.11's code: not checked against a
+ *             running Slurm in cores (in whole nodes the node-level model
+ *             is, tests/policies_vs_slurm.bats).
  *   tm-a      TreeMatch maps the ranks onto default's cores
  *             (tb_treematch_map), as topology/commtree does.
  *   tm-i, tm-sub, tm-sub3
@@ -47,6 +48,17 @@ enum tb_status tb_place_ranks(enum tb_policy p, const struct tb_topology *t,
 			      const struct tb_job *job,
 			      const struct tb_options *opts, int *node_of_rank,
 			      char *why, size_t whylen);
+
+/*
+ * Slurm 24.11's choice of `ranks` one-CPU tasks' cores (sbatch -n R in a
+ * partition that shares nodes; tree_cores.c says what is modelled and where
+ * it may differ): slot_node[k] receives the node of the k-th core, ranks of
+ * them, grouped by node in index order. The free cores are
+ * tb_free_cores(). TB_ENOSPACE when fewer than ranks are free.
+ */
+enum tb_status tb_tree_cores(const struct tb_topology *t,
+			     const struct tb_occupancy *o, int ranks,
+			     int *slot_node);
 
 /* Hop-bytes at node level for any rank-to-node map: the sum of volume x
  * tb_pair_distance over the entries, 0 within a node (tb_hop_bytes for a

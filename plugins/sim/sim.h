@@ -8,6 +8,10 @@
  *   sim_space.c   node bitmaps and backfill's node space (time slices)
  *   sim_place.c   the plugin's snapshot, the policy's choice, the record
  *                 (costs, Eq. 7 / TreeMatch's law) at a job's start
+ *   sim_cores.c   core level (a plan's `ranks`, GRANULARITY=core): free
+ *                 cores per node, the core choice (Slurm's, modelled, or
+ *                 a TreeMatch policy's) and its record, backfill's plan
+ *                 of free cores
  *   sim_sched.c   the events: arrivals, ends, the main pass, backfill
  *   sim_out.c     one line per job: start, end, nodes, the record
  *
@@ -56,6 +60,13 @@ struct sim_job {
 	struct tb_matrix *matrix;	/* or NULL */
 	int *fixed;		/* nodelist (INDIVIDUAL's occupying jobs) */
 	int n_fixed;
+	/* Core level (GRANULARITY=core): one-CPU tasks in the partition
+	 * `cores` (sbatch -n ranks), 0 for whole nodes. Such a job's alloc
+	 * is the node of each rank (ranks entries); on / on_cores its
+	 * distinct nodes in index order and its cores on each, n_on. */
+	int ranks;
+	int *on, *on_cores;
+	int n_on;
 
 	/* The run. */
 	enum sim_state state;
@@ -207,6 +218,12 @@ struct sim {
 	int use_counts;
 	int *leaf_w0, *leaf_w1, *leaf_off;
 	uint64_t *leaf_mask;
+	/* Core level (a plan with a job of ranks; else cores NULL): free
+	 * cores per node (free above: all of them free), and the running
+	 * communication-intensive core jobs on each node. */
+	int *cores;
+	int *core_comm;
+	int *core_offer;	/* the snapshot's free_cores (sim_cores.c) */
 };
 
 /* The tallies' masks (sim_place.c); 0 or -1 (out of memory). */
@@ -236,6 +253,64 @@ enum sim_try sim_place(struct sim *s, struct sim_job *j,
  * denominator's costs on the same snapshot, hop-bytes, the runtime model.
  * free: the nodes offered, the job's own among them. */
 int sim_record(struct sim *s, struct sim_job *j, const struct sim_bits *free);
+
+/* --- core level (sim_cores.c) ---------------------------------------- */
+
+/* The state's core arrays (every node's cores free); 0 or -1. */
+int sim_cores_init(struct sim *s);
+void sim_cores_fini(struct sim *s);
+/* A job of ranks: its cores taken at its start (alloc set), given back at
+ * its end; on and on_cores are set by take. 0 or -1 (out of memory). */
+int sim_cores_take(struct sim *s, struct sim_job *j);
+void sim_cores_give(struct sim *s, const struct sim_job *j);
+/* A whole-node job's nodes in and out of the core state (the partition
+ * main is OverSubscribe=EXCLUSIVE: a node with a core job is not free). */
+void sim_cores_hold_nodes(struct sim *s, const struct sim_job *j, int hold);
+
+/* The choice for a job of ranks on `offer` free cores per node, as
+ * topology/commtree's core path makes it (commtree_cores.c): Slurm's
+ * choice (tb_tree_cores, our model) first, which must succeed; then a
+ * TreeMatch policy's (tb_place_ranks, as make alloc) for a job with a
+ * matrix, falling back to Slurm's when it refuses; any other policy, or a
+ * job without a matrix, keeps Slurm's (fallback shared_nodes). node_of_rank:
+ * j->ranks entries; the hop-bytes of both choices at core level. */
+enum sim_try sim_place_cores(struct sim *s, struct sim_job *j,
+			     const int *offer, int *node_of_rank,
+			     enum tb_policy *used, const char **fallback,
+			     double *hop_bytes, double *hop_bytes_default);
+/* The record of a job of ranks at its start: TreeMatch's law on the two
+ * hop-bytes (tb_treematch_runtime_why), as the plugin's _record. */
+void sim_record_cores(struct sim_job *j, double hop_bytes,
+		      double hop_bytes_default);
+
+/* Backfill's plan at core level: slices as sim_space's, each with the
+ * free cores of every node (Slurm: running core jobs' cores through
+ * cons_tres's will-run test, whole nodes in its node_space map). */
+struct sim_cspace {
+	int n, cap, n_nodes;
+	double *begin;
+	int **free;		/* free cores per node in each slice */
+	long *total;		/* their sum */
+};
+
+int sim_cspace_init(struct sim_cspace *c, const int *free_now, int n_nodes,
+		    double now);
+void sim_cspace_fini(struct sim_cspace *c);
+/* The slice beginning at t (split from the one holding it), or -1. */
+int sim_cspace_at(struct sim_cspace *c, double t);
+/* From slice i on: cores[k] cores of nodes[k] given back (running jobs'
+ * ends, in order). */
+void sim_cspace_give(struct sim_cspace *c, int i, const int *nodes,
+		     const int *cores, int n);
+/* Takes cores[k] of nodes[k] (cores NULL: every core) from begin to end.
+ * 0 or -1 (out of memory). */
+int sim_cspace_take(struct sim_cspace *c, double begin, double end,
+		    const int *nodes, const int *cores, int n);
+/* Each node's cores free during all of [begin of slice from, end) into
+ * out; returns their sum, or less than need as soon as one slice's total
+ * says so (out is then not the whole answer). */
+long sim_cspace_free_during(const struct sim_cspace *c, int from, double end,
+			    long need, int *out);
 
 /* Runs the plan to its end; 0, or -1 with a reason in err. */
 int sim_run(const struct tb_topology *t, struct sim_plan *plan,

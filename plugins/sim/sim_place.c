@@ -173,7 +173,8 @@ void sim_release(struct sim *s, int idx, int moved)
 {
 	const struct sim_job *j = &s->plan->jobs[idx];
 
-	for (int k = 0; k < j->nodes; k++) {
+	/* A job of ranks (sim_cores.c) holds no node's id. */
+	for (int k = 0; !j->ranks && k < j->nodes; k++) {
 		s->held[j->alloc[k]] = TB_NODE_BUSY;
 		s->held_job[j->alloc[k]] = -1;
 		sim_bit_clear(&s->comm, j->alloc[k]);
@@ -182,7 +183,7 @@ void sim_release(struct sim *s, int idx, int moved)
 	if (moved >= 0) {
 		const struct sim_job *m = &s->plan->jobs[s->running[moved]];
 
-		for (int k = 0; k < m->nodes; k++)
+		for (int k = 0; !m->ranks && k < m->nodes; k++)
 			s->held_job[m->alloc[k]] = moved;
 	}
 }

@@ -16,17 +16,17 @@
 
 enum col {
 	C_LOG_ID, C_OFFSET, C_RUNTIME, C_NODES, C_COMM, C_PATTERN, C_PERCENT,
-	C_LIMIT, C_TA, C_PREFILL, C_NODELIST, C_CHAIN, C_COUNT
+	C_LIMIT, C_TA, C_PREFILL, C_NODELIST, C_CHAIN, C_RANKS, C_COUNT
 };
 
 static const char *const col_name[C_COUNT] = {
 	"log_id", "offset", "runtime", "nodes", "comm", "pattern",
 	"comm_percent", "limit_min", "ta_reduction", "prefill", "nodelist",
-	"chain",
+	"chain", "ranks",
 };
 
 /* Columns a plan may lack (older plans): ta_reduction, prefill, nodelist,
- * chain; their value is then 0 or empty. */
+ * chain, ranks; their value is then 0 or empty. */
 static int optional(int c)
 {
 	return c >= C_TA;
@@ -91,7 +91,7 @@ static int parse_nodelist(struct sim_job *j, char *text,
 
 static int parse_row(struct sim_job *j, char **f, const int *at, int nf,
 		     double speedup, const struct tb_node_index *idx,
-		     int n_nodes, char *err, size_t errlen)
+		     int n_nodes, long n_cores, char *err, size_t errlen)
 {
 	const char *v[C_COUNT];
 	double x, perc, ta = 0, limit_min;
@@ -170,6 +170,22 @@ static int parse_row(struct sim_job *j, char **f, const int *at, int nf,
 			return -1;
 		}
 		j->chain = (int)x;
+	}
+	/* GRANULARITY=core: that many one-CPU tasks (sbatch -n). */
+	if (v[C_RANKS] && *v[C_RANKS]) {
+		if (number(v[C_RANKS], &x) || x < 0 || x != floor(x) ||
+		    x > (double)n_cores) {
+			snprintf(err, errlen, "ranks '%s': expected a whole "
+				 "number from 0 (whole nodes) to the cluster's "
+				 "%ld cores", v[C_RANKS], n_cores);
+			return -1;
+		}
+		j->ranks = (int)x;
+		if (j->ranks && v[C_NODELIST] && *v[C_NODELIST]) {
+			snprintf(err, errlen, "ranks %d with a nodelist: "
+				 "expected one or the other", j->ranks);
+			return -1;
+		}
 	}
 	/* The runtime the job's comment carries (slurm_io.job_fields). */
 	j->runtime *= 1 - ta;
@@ -257,6 +273,12 @@ static int load_matrices(const char *path, struct sim_plan *p, char *err,
 			goto out;
 		}
 		j->job.matrix = j->matrix;
+		if (j->ranks && j->matrix->ranks != j->ranks) {
+			snprintf(err, errlen, "%s:%d: job %s: a matrix of %d "
+				 "ranks, the job has %d", path, line, l,
+				 j->matrix->ranks, j->ranks);
+			goto out;
+		}
 	}
 	rc = 0;
 out:
@@ -272,6 +294,7 @@ int sim_plan_parse(const char *plan_text, const char *path, double speedup,
 	char *text = strdup(plan_text), *save = NULL, e[256], *f[64];
 	struct tb_node_index idx = { 0, NULL };
 	int at[C_COUNT], line = 0, cap = 0, nf;
+	long n_cores = 0;
 
 	memset(out, 0, sizeof(*out));
 	if (!text) {
@@ -280,6 +303,8 @@ int sim_plan_parse(const char *plan_text, const char *path, double speedup,
 	}
 	if (tb_node_index_build(t, &idx))
 		goto oom;
+	for (int k = 0; k < t->n_nodes; k++)
+		n_cores += t->nodes[k].cores;
 	for (char *l = strtok_r(text, "\n", &save); l;
 	     l = strtok_r(NULL, "\n", &save)) {
 		line++;
@@ -311,7 +336,7 @@ int sim_plan_parse(const char *plan_text, const char *path, double speedup,
 		}
 		memset(&out->jobs[out->n], 0, sizeof(out->jobs[0]));
 		if (parse_row(&out->jobs[out->n++], f, at, nf, speedup, &idx,
-			      t->n_nodes, e, sizeof(e))) {
+			      t->n_nodes, n_cores, e, sizeof(e))) {
 			snprintf(err, errlen, "%s:%d: %s", path, line, e);
 			goto fail;
 		}
@@ -339,6 +364,8 @@ void sim_plan_free(struct sim_plan *p)
 		tb_matrix_free(p->jobs[i].matrix);
 		free(p->jobs[i].fixed);
 		free(p->jobs[i].alloc);
+		free(p->jobs[i].on);
+		free(p->jobs[i].on_cores);
 	}
 	free(p->jobs);
 	p->jobs = NULL;

@@ -121,6 +121,11 @@ struct run {
 	int has_chain;		/* INDIVIDUAL: the plan has a chain */
 	int changed;		/* since the last backfill pass */
 	double last_bf;
+	/* Core level (sim_cores.c): a plan with a job of ranks. */
+	int core_mode;
+	int *offer;		/* free cores per node, scratch */
+	int *node_cores;	/* every node's cores */
+	double hb, hbd;		/* the last core placement's hop-bytes */
 };
 
 static double round_up(double t, double res)
@@ -212,21 +217,33 @@ static int start(struct run *r, int idx, enum tb_policy used,
 	struct sim_job *j = &s->plan->jobs[idx];
 	double run;
 
-	j->alloc = malloc(sizeof(int) * (size_t)j->nodes);
+	int n = j->ranks ? j->ranks : j->nodes;
+
+	j->alloc = malloc(sizeof(int) * (size_t)n);
 	if (!j->alloc)
 		return -1;
-	memcpy(j->alloc, r->alloc, sizeof(int) * (size_t)j->nodes);
+	memcpy(j->alloc, r->alloc, sizeof(int) * (size_t)n);
 	j->used = used;
 	j->fallback = fallback;
 	j->by_backfill = by_backfill;
-	if (sim_record(s, j, offered))
-		return -1;
-	for (int k = 0; k < j->nodes; k++) {
-		s->node_job[j->alloc[k]] = idx;
-		sim_bit_clear(&s->free, j->alloc[k]);
+	if (j->ranks) {
+		/* Core level: the record of the placement just made. */
+		sim_record_cores(j, r->hb, r->hbd);
+		if (sim_cores_take(s, j))
+			return -1;
+		s->running[s->n_running++] = idx;
+	} else {
+		if (sim_record(s, j, offered))
+			return -1;
+		for (int k = 0; k < j->nodes; k++) {
+			s->node_job[j->alloc[k]] = idx;
+			sim_bit_clear(&s->free, j->alloc[k]);
+		}
+		s->running[s->n_running++] = idx;
+		sim_hold(s, idx);
+		if (r->core_mode)
+			sim_cores_hold_nodes(s, j, 1);
 	}
-	s->running[s->n_running++] = idx;
-	sim_hold(s, idx);
 	j->state = SIM_RUNNING;
 	j->start = s->now;
 	run = j->runtime_scaled + s->p->lag;
@@ -248,9 +265,15 @@ static void finish(struct run *r, int idx, enum sim_end how)
 	struct sim *s = &r->s;
 	struct sim_job *j = &s->plan->jobs[idx];
 
-	for (int k = 0; k < j->nodes; k++) {
-		s->node_job[j->alloc[k]] = -1;
-		sim_bit_set(&s->free, j->alloc[k]);
+	if (j->ranks) {
+		sim_cores_give(s, j);
+	} else {
+		for (int k = 0; k < j->nodes; k++) {
+			s->node_job[j->alloc[k]] = -1;
+			sim_bit_set(&s->free, j->alloc[k]);
+		}
+		if (r->core_mode)
+			sim_cores_hold_nodes(s, j, 0);
 	}
 	for (int q = 0; q < s->n_running; q++)
 		if (s->running[q] == idx) {
@@ -276,10 +299,13 @@ static int main_pass(struct run *r)
 
 	while (r->n_queue > 0 && depth++ < s->p->default_queue_depth) {
 		int idx = r->queue[0];
+		struct sim_job *j = &s->plan->jobs[idx];
 		enum tb_policy used;
 		const char *fb;
-		enum sim_try t = sim_place(s, &s->plan->jobs[idx], &s->free,
-					   r->alloc, &used, &fb);
+		enum sim_try t = j->ranks ?
+			sim_place_cores(s, j, s->cores, r->alloc, &used, &fb,
+					&r->hb, &r->hbd) :
+			sim_place(s, j, &s->free, r->alloc, &used, &fb);
 
 		if (t == SIM_ERROR)
 			return -1;
@@ -348,6 +374,9 @@ static int space_of_running(struct run *r, struct sim_space *sp)
 	return 0;
 }
 
+/* Core level: the same pass on backfill's plan of free cores. */
+static int backfill_pass_cores(struct run *r);
+
 static int backfill_pass(struct run *r)
 {
 	struct sim *s = &r->s;
@@ -356,6 +385,8 @@ static int backfill_pass(struct run *r)
 	double horizon = s->now + p->bf_window;
 	int tested = 0, reserved = 0, rc = -1;
 
+	if (r->core_mode)
+		return backfill_pass_cores(r);
 	if (space_of_running(r, &sp))
 		return -1;
 	/* A copy of the queue: starting a job changes it. */
@@ -418,6 +449,148 @@ out:
 	return rc;
 }
 
+/* Core level: backfill's plan of free cores at its start, as
+ * space_of_running's of nodes: running jobs give their cores (a whole-node
+ * job all of its nodes') back at start + limit. */
+static int cspace_of_running(struct run *r, struct sim_cspace *cs)
+{
+	struct sim *s = &r->s;
+	const struct sim_params *p = s->p;
+	int n = s->n_running, i = 0;
+	struct run_end *e = malloc(sizeof(*e) * (size_t)(n ? n : 1));
+
+	if (!e || sim_cspace_init(cs, s->cores, s->t->n_nodes, s->now)) {
+		free(e);
+		return -1;
+	}
+	for (int q = 0; q < n; q++) {
+		const struct sim_job *j = &s->plan->jobs[s->running[q]];
+		double end = round_up(j->start + j->limit, p->bf_resolution);
+
+		if (end <= s->now)
+			end = s->now + p->bf_resolution;
+		e[q] = (struct run_end) { end, s->running[q] };
+	}
+	qsort(e, (size_t)n, sizeof(*e), by_end);
+	for (int q = 0; q < n; q++) {
+		const struct sim_job *j = &s->plan->jobs[e[q].job];
+
+		if (q == 0 || e[q].end != e[q - 1].end)
+			i = sim_cspace_at(cs, e[q].end);
+		if (i < 0) {
+			free(e);
+			sim_cspace_fini(cs);
+			return -1;
+		}
+		if (j->ranks) {
+			sim_cspace_give(cs, i, j->on, j->on_cores, j->n_on);
+		} else {
+			for (int k = 0; k < j->nodes; k++)
+				r->offer[k] = r->node_cores[j->alloc[k]];
+			sim_cspace_give(cs, i, j->alloc, r->offer, j->nodes);
+		}
+	}
+	free(e);
+	return 0;
+}
+
+/* Whether job j can be placed from slice i for its whole limit: its
+ * choice into r->alloc (and r->bits, the nodes offered, for a whole-node
+ * job: those with every core free). */
+static enum sim_try cores_try(struct run *r, struct sim_cspace *cs, int i,
+			      double limit, struct sim_job *j,
+			      enum tb_policy *used, const char **fb)
+{
+	struct sim *s = &r->s;
+	int whole = 0;
+
+	if (j->ranks) {
+		if (sim_cspace_free_during(cs, i, cs->begin[i] + limit,
+					   j->ranks, r->offer) < j->ranks)
+			return SIM_NO_ROOM;
+		return sim_place_cores(s, j, r->offer, r->alloc, used, fb,
+				       &r->hb, &r->hbd);
+	}
+	if (sim_cspace_free_during(cs, i, cs->begin[i] + limit, j->nodes,
+				   r->offer) < j->nodes)
+		return SIM_NO_ROOM;
+	memset(r->bits.w, 0, sizeof(uint64_t) * (size_t)r->bits.words);
+	for (int k = 0; k < s->t->n_nodes; k++)
+		if (r->node_cores[k] > 0 && r->offer[k] >= r->node_cores[k]) {
+			sim_bit_set(&r->bits, k);
+			whole++;
+		}
+	if (whole < j->nodes)
+		return SIM_NO_ROOM;
+	return sim_place(s, j, &r->bits, r->alloc, used, fb);
+}
+
+static int backfill_pass_cores(struct run *r)
+{
+	struct sim *s = &r->s;
+	const struct sim_params *p = s->p;
+	struct sim_cspace cs;
+	double horizon = s->now + p->bf_window;
+	int tested = 0, reserved = 0, rc = -1, n = r->n_queue, *order;
+
+	if (cspace_of_running(r, &cs))
+		return -1;
+	if (!(order = malloc(sizeof(int) * (size_t)(n ? n : 1))))
+		goto out;
+	memcpy(order, r->queue, sizeof(int) * (size_t)n);
+	for (int q = 0; q < n && tested < p->bf_max_job_test; q++) {
+		int idx = order[q];
+		struct sim_job *j = &s->plan->jobs[idx];
+		double limit = round_up(j->limit, p->bf_resolution);
+		enum tb_policy used = TB_POLICY_DEFAULT;
+		const char *fb = NULL;
+		int found = -1;
+
+		tested++;
+		for (int i = 0; i < cs.n && cs.begin[i] <= horizon; i++) {
+			enum sim_try t;
+
+			if (i > 0 && p->backfill == SIM_BF_EASY && reserved)
+				break;
+			t = cores_try(r, &cs, i, limit, j, &used, &fb);
+			if (t == SIM_ERROR)
+				goto out;
+			if (t == SIM_PLACED) {
+				found = i;
+				break;
+			}
+		}
+		if (found < 0)
+			continue;
+		if (found == 0) {
+			/* Started now: it holds its cores (a whole-node job
+			 * its nodes) to now + its limit. */
+			if (start(r, idx, used, fb, &r->bits, 1) ||
+			    (j->ranks ?
+			     sim_cspace_take(&cs, s->now, s->now + limit, j->on,
+					     j->on_cores, j->n_on) :
+			     sim_cspace_take(&cs, s->now, s->now + limit,
+					     j->alloc, NULL, j->nodes)))
+				goto out;
+			continue;
+		}
+		if (j->planned < 0)
+			j->planned = cs.begin[found];
+		reserved++;
+		/* Planned later: Slurm's node_space loses the planned nodes
+		 * whole (_add_reservation), a job of ranks' too. */
+		if (sim_cspace_take(&cs, cs.begin[found],
+				    cs.begin[found] + limit, r->alloc, NULL,
+				    j->ranks ? j->ranks : j->nodes))
+			goto out;
+	}
+	rc = 0;
+out:
+	free(order);
+	sim_cspace_fini(&cs);
+	return rc;
+}
+
 static void run_fini(struct run *r)
 {
 	free(r->ends.v);
@@ -432,14 +605,22 @@ static void run_fini(struct run *r)
 	free(r->s.held);
 	tb_occupancy_free(r->s.occ);
 	sim_counts_fini(&r->s);
+	sim_cores_fini(&r->s);
+	free(r->offer);
+	free(r->node_cores);
 }
 
 static int run_init(struct run *r, const struct tb_topology *t,
 		    struct sim_plan *plan, const struct sim_params *p)
 {
-	int n = t->n_nodes, jobs = plan->n ? plan->n : 1;
+	int n = t->n_nodes, jobs = plan->n ? plan->n : 1, slots = n;
 
 	memset(r, 0, sizeof(*r));
+	for (int i = 0; i < plan->n; i++) {
+		r->core_mode |= plan->jobs[i].ranks > 0;
+		slots = plan->jobs[i].ranks > slots ? plan->jobs[i].ranks :
+						      slots;
+	}
 	r->s.t = t;
 	r->s.p = p;
 	r->s.plan = plan;
@@ -450,7 +631,7 @@ static int run_init(struct run *r, const struct tb_topology *t,
 	r->s.held = malloc((size_t)n);
 	r->arrivals = malloc(sizeof(int) * (size_t)jobs);
 	r->queue = malloc(sizeof(int) * (size_t)jobs);
-	r->alloc = malloc(sizeof(int) * (size_t)n);
+	r->alloc = malloc(sizeof(int) * (size_t)(slots ? slots : 1));
 	if (!r->s.node_job || !r->s.held || !r->s.running ||
 	    !r->s.scratch || !r->s.occ || !r->arrivals || !r->queue || !r->alloc ||
 	    sim_bits_init(&r->s.free, n, 1) || sim_bits_init(&r->bits, n, 0))
@@ -460,6 +641,14 @@ static int run_init(struct run *r, const struct tb_topology *t,
 	if (!(r->s.occ->job = malloc(sizeof(int) * (size_t)n)) ||
 	    sim_counts_init(&r->s))
 		return -1;
+	if (r->core_mode) {
+		r->offer = malloc(sizeof(int) * (size_t)(n ? n : 1));
+		r->node_cores = malloc(sizeof(int) * (size_t)(n ? n : 1));
+		if (!r->offer || !r->node_cores || sim_cores_init(&r->s))
+			return -1;
+		for (int k = 0; k < n; k++)
+			r->node_cores[k] = t->nodes[k].cores;
+	}
 	r->s.held_job = r->s.occ->job;
 	for (int k = 0; k < n; k++) {
 		r->s.node_job[k] = -1;
@@ -478,6 +667,10 @@ static int run_init(struct run *r, const struct tb_topology *t,
 		j->start = j->end = j->eligible = NAN;
 		free(j->alloc);
 		j->alloc = NULL;
+		free(j->on);
+		free(j->on_cores);
+		j->on = j->on_cores = NULL;
+		j->n_on = 0;
 		j->planned = -1;
 		r->has_chain |= j->chain > 0;
 		if (j->prefill)

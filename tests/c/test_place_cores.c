@@ -185,3 +185,50 @@ void test_alloc_scenario_errors(void)
 	expect_error("leaf a 2 0 0\npair 0 1 5\njob nodes=2\neval a:2\n",
 		     "x:4: 'eval' takes a node job");
 }
+
+/*
+ * Slurm's tree best-fits leaves by offered nodes, not free cores
+ * (tb_tree_cores; eval_nodes_tree.c's _topo_compare_switches): leaf a has
+ * 2 free 4-core nodes (8 cores), leaf b 4 nodes with 1 free core each (4
+ * cores). Both fit 4 ranks; a has fewer nodes, so default takes node 0's
+ * 4 cores (a model by free cores would take b's 4 nodes, one core each).
+ * 6 ranks: only a fits, nodes 0 and 1 (4 + 2). 10 ranks: neither leaf
+ * fits; tied under one parent, the one with more nodes (b) first, all 4 of
+ * its cores, then a's node 0 (4) and 2 of node 1's.
+ */
+void test_alloc_tree_cores_best_fit_by_nodes(void)
+{
+	const char *m = "cores 4\nleaf a 2 0 0\nleaf b 4 0 0\n"
+			"busycores 2:3 3:3 4:3 5:3\npair 0 1 1\n";
+	char text[256];
+	int at[10];
+	double core, node;
+	struct tb_scenario *s;
+
+	snprintf(text, sizeof(text), "%sjob ranks=4\n", m);
+	s = scenario(text);
+	CHECK_EQ(place(s, TB_POLICY_DEFAULT, at, &core, &node), TB_OK);
+	for (int r = 0; r < 4; r++)
+		CHECK_EQ(at[r], 0);
+	tb_scenario_free(s);
+
+	snprintf(text, sizeof(text), "%sjob ranks=6\n", m);
+	s = scenario(text);
+	CHECK_EQ(place(s, TB_POLICY_DEFAULT, at, &core, &node), TB_OK);
+	CHECK_EQ(at[3], 0);
+	CHECK_EQ(at[4], 1);
+	CHECK_EQ(at[5], 1);
+	tb_scenario_free(s);
+
+	snprintf(text, sizeof(text), "%sjob ranks=10\n", m);
+	s = scenario(text);
+	CHECK_EQ(place(s, TB_POLICY_DEFAULT, at, &core, &node), TB_OK);
+	/* Blocks in node index order: node 0's 4, node 1's 2, then b's. */
+	CHECK_EQ(at[0], 0);
+	CHECK_EQ(at[3], 0);
+	CHECK_EQ(at[4], 1);
+	CHECK_EQ(at[5], 1);
+	for (int r = 6; r < 10; r++)
+		CHECK_EQ(at[r], r - 4);
+	tb_scenario_free(s);
+}

@@ -63,6 +63,7 @@ void test_tm_strategies_differ(void);
 void test_tm_brute_force_small(void);
 void test_tm_refusals(void);
 void test_alloc_figure2(void);
+void test_alloc_tree_cores_best_fit_by_nodes(void);
 void test_alloc_hand_worked(void);
 void test_alloc_scenario_errors(void);
 void test_registry_lines(void); /* test_registry.c */
@@ -102,6 +103,12 @@ void test_sim_isolated_waits(void);
 void test_sim_choice_is_make_allocs(void);
 void test_sim_runtime_is_eq7(void);
 void test_sim_plan_errors(void);
+/* test_sim_cores.c */
+void test_sim_cores_schedule(void);
+void test_sim_cores_backfill_over_nodes(void);
+void test_sim_cores_choice_is_make_allocs(void);
+void test_sim_cores_other_policies_and_whole_nodes(void);
+void test_sim_cores_plan_errors(void);
 /* test_sim_golden.c */
 void test_sim_golden_schedules(void);
 

@@ -4,7 +4,7 @@
 import json
 import os
 
-from workloads.sim_validate import compare, table
+from workloads.sim_validate import compare, subset_metrics, table
 
 
 def _job(start, wait, runtime="100", prefill="0"):
@@ -67,3 +67,16 @@ def test_delays_run_lag_and_start_after_end():
     d = delays(jobs)
     assert d["run_past_model_s"]["max"] == 10
     assert d["start_after_last_end_s"]["median"] == 30      # b started 30 s after a ended
+
+
+def test_core_level_subset_counts_cpus():
+    """A damaged core-level emulation (GRANULARITY=core) is compared over
+    the jobs it counts with utilization in CPUs, as its report counts it:
+    (4 x 100 + 12 x 50) CPU-s over 16 cores x 100 s."""
+    jobs = {"a": {"eligible": "0", "end": "100", "nodes": "1", "cpus": "4",
+                  "run_s": "100", "wait_s": "0"},
+            "b": {"eligible": "0", "end": "80", "nodes": "3", "cpus": "12",
+                  "run_s": "50", "wait_s": "30"}}
+    m = subset_metrics(jobs, ["a", "b"], 4, 16)
+    assert m["utilization"] == (4 * 100 + 12 * 50) / (16 * 100)
+    assert subset_metrics(jobs, ["a", "b"], 4)["utilization"] == (100 + 150) / (4 * 100)

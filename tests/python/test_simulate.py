@@ -57,13 +57,58 @@ def test_a_simulated_run_is_a_replays_directory_and_says_so(log, tmp_path, capsy
         assert "**Simulated:**" in f.read()
 
 
-def test_core_level_and_unknown_clusters_are_one_line(log, tmp_path, capsys):
+def test_unknown_clusters_are_one_line(log, tmp_path, capsys):
     base = ["--log", log, "--root", ROOT, "--results", str(tmp_path / "runs")]
     assert simulate.main(base + ["--cluster", "atlantis"]) == 1
     assert "unknown CLUSTER 'atlantis'" in capsys.readouterr().err
-    assert simulate.main(base + ["--cluster", "tiny", "--granularity", "core"]) == 1
-    assert "GRANULARITY=core" in capsys.readouterr().err
     assert not os.path.exists(tmp_path / "runs") or not os.listdir(tmp_path / "runs")
+
+
+@pytest.mark.skipif(not os.access(os.path.join(build_dir(ROOT), "tb-sim"), os.X_OK),
+                    reason="tb-sim not built (make -C plugins tools)")
+def test_core_level_shares_nodes_and_counts_cpus(tmp_path):
+    """GRANULARITY=core on tiny (32 nodes of 4 cores; the log's 4 processors
+    a node are its cores, so each job asks for its processors as cores):
+    126 cores leave 2 free on one node, where the 2-core job starts at once;
+    the 4-core job waits for the first's end (4 cores free only then). sacct.json gives each job its
+    cores (partition cores) and a core-level record, and make report counts
+    utilization in CPUs over the machine's 128."""
+    path = str(tmp_path / "cores.swf")
+    jobs = [(0, 1000, 126), (10, 500, 2), (20, 300, 4)]
+    with open(path, "w") as f:
+        f.write("; MaxNodes: 32\n; MaxProcs: 128\n")
+        for k, (submit, run, n) in enumerate(jobs):
+            f.write(f"{k + 1} {submit} 0 {run} {n} -1 -1 {n} {run * 2} -1 1 1 1 -1 1 -1 -1 -1\n")
+    rc = simulate.main(["--cluster", "tiny", "--log", path, "--policy", "tm-i", "--root", ROOT,
+                        "--results", str(tmp_path / "runs"), "--comm", "1",
+                        "--sparsity", "0.5", "--granularity", "core"])
+    assert rc == 0
+    (run_id,) = os.listdir(tmp_path / "runs")
+    run_dir = str(tmp_path / "runs" / run_id)
+    with open(os.path.join(run_dir, "sim.tsv")) as f:
+        rows = {r["log_id"]: r for r in csv.DictReader(f, delimiter="\t")}
+    assert [rows[k]["ranks"] for k in "123"] == ["126", "2", "4"]
+    # (Runtimes by TreeMatch's law: the first ends a little before 1000.)
+    assert [float(rows[k]["start"]) for k in "12"] == [0, 10]
+    assert float(rows["3"]["start"]) == float(rows["1"]["end"]) > 900
+    # The 2-core job runs on a node of the first job's (its 2 free cores).
+    assert rows["2"]["nodes"] in rows["1"]["nodes"].split(",")
+    assert len(rows["1"]["nodes"].split(",")) == 32
+    with open(os.path.join(run_dir, "sacct.json")) as f:
+        sacct = {j["name"].split(":")[1]: j for j in json.load(f)["jobs"]}
+    cpu = {k: next(x["count"] for x in j["tres"]["allocated"] if x["type"] == "cpu")
+           for k, j in sacct.items()}
+    assert cpu == {"1": 126, "2": 2, "3": 4}
+    assert all(j["partition"] == "cores" for j in sacct.values())
+    comment = sacct["2"]["comment"]["administrator"]
+    assert "granularity=core" in comment and "policy=tm-i" in comment
+    assert "matrix_ranks=2" in comment and "cost=" not in comment
+    m, missing = report(run_dir, None, os.path.join(run_dir, "topology.json"))
+    assert not missing and m["jobs"] == 3
+    run = {k: float(rows[k]["end"]) - float(rows[k]["start"]) for k in rows}
+    makespan = max(float(r["end"]) for r in rows.values())
+    assert m["utilization"] == pytest.approx(
+        sum(cpu[k] * run[k] for k in rows) / (128 * makespan))
 
 
 @pytest.mark.skipif(not os.access(os.path.join(build_dir(ROOT), "tb-sim"), os.X_OK),
@@ -90,3 +135,43 @@ def test_limits_none_runs_on_the_twin_as_slurm_records_no_limit(log, tmp_path):
         assert j["time"]["limit"] == want
     assert simulate.sacct_limit(12, True) == {"set": True, "infinite": False, "number": 12}
     assert simulate.sacct_limit(0, True)["number"] == 525600
+
+
+@pytest.mark.skipif(not os.access(os.path.join(build_dir(ROOT), "tb-sim"), os.X_OK),
+                    reason="tb-sim not built (make -C plugins tools)")
+def test_a_core_level_prefill_run_validates_on_the_twin(tmp_path):
+    """make simulate RUN= on a core-level run with PREFILL (as
+    treematch-curie's): a twin run standing in for the emulation's (its
+    engine fields dropped) is re-run from its own plan.tsv and compared;
+    the same plan on the same twin differs in nothing. The first set (log
+    job 1, whole nodes) fills tiny; the window's jobs of cores follow."""
+    from workloads import sim_validate
+    path = str(tmp_path / "cores.swf")
+    with open(path, "w") as f:
+        f.write("; MaxNodes: 32\n; MaxProcs: 128\n")
+        for k, (submit, run, n) in enumerate([(0, 1000, 126), (10, 500, 2), (20, 300, 4)]):
+            f.write(f"{k + 1} {submit} 0 {run} {n} -1 -1 {n} {run * 2} -1 1 1 1 -1 1 -1 -1 -1\n")
+    runs = tmp_path / "runs"
+    assert simulate.main(["--cluster", "tiny", "--log", path, "--policy", "tm-a", "--root", ROOT,
+                          "--results", str(runs), "--comm", "1", "--sparsity", "0.5",
+                          "--granularity", "core", "--first", "1", "--prefill", "1"]) == 0
+    (run_id,) = os.listdir(runs)
+    emu = str(runs / run_id)
+    with open(os.path.join(emu, "plan.tsv")) as f:
+        plan = list(csv.DictReader(f, delimiter="\t"))
+    assert [(p["prefill"], p["ranks"]) for p in plan] == [("1", "0"), ("0", "2"), ("0", "4")]
+    report(emu, None, os.path.join(emu, "topology.json"))
+    with open(os.path.join(emu, "manifest.json")) as f:
+        m = json.load(f)
+    for k in ("engine", "simulated", "sim"):
+        m.pop(k)
+    with open(os.path.join(emu, "manifest.json"), "w") as f:
+        json.dump(m, f)
+    twin = tmp_path / "twin"
+    assert sim_validate.main(["--run-dir", emu, "--root", ROOT, "--results", str(twin)]) == 0
+    (twin_id,) = os.listdir(twin)
+    with open(twin / twin_id / "validation.json") as f:
+        v = json.load(f)
+    by = {r["metric"]: r for r in v["metrics"]}
+    assert by["makespan_s"]["emulation"] > 1000
+    assert all(r["difference_percent"] in (0, None) for r in v["metrics"])
