@@ -102,6 +102,10 @@ void test_sim_isolated_waits(void);
 void test_sim_choice_is_make_allocs(void);
 void test_sim_runtime_is_eq7(void);
 void test_sim_plan_errors(void);
+/* test_sim_bf_cost.c */
+void test_sim_bf_cost_tests_take_time(void);
+void test_sim_bf_cost_ignores_freed_nodes(void);
+void test_sim_bf_cost_default_off(void);
 /* test_sim_golden.c */
 void test_sim_golden_schedules(void);
 
