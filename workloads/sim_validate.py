@@ -3,6 +3,7 @@ the twin (tb-sim), and the two compared, without running the emulation
 again (issue 28's cross-validation).
 
     python3 -m workloads.sim_validate --run-dir DIR --root R --results DIR [--lag s]
+        [--bf-cost s]
     python3 -m workloads.sim_validate --table EXPERIMENT_DIR    (ENGINE=both's table)
 
 The twin's run directory takes the emulation's plan.tsv and topology.json
@@ -275,7 +276,7 @@ def validate(args):
         write_manifest(run_dir, manifest)
         matrices = write_matrices(os.path.join(run_dir, "matrices.tsv"), plan, m.get("seed") or 0)
         sim_args = argparse.Namespace(policy=m["policy"], backfill=args.backfill, lag=args.lag,
-                                      options=m.get("options") or "")
+                                      bf_cost=args.bf_cost, options=m.get("options") or "")
         cmd, wall, said = run_sim(os.path.join(build_dir(args.root), "tb-sim"), run_dir,
                                   sim_args, manifest, matrices)
         rows = read_sim(os.path.join(run_dir, "sim.tsv"))
@@ -286,6 +287,7 @@ def validate(args):
         manifest["sim"] = {"command": " ".join(os.path.relpath(c, args.root)
                                                if c.startswith(args.root) else c for c in cmd),
                            "backfill": args.backfill, "lag_s": args.lag,
+                           "bf_cost_s": args.bf_cost,
                            "wall_s": round(wall, 3), "said": said}
         manifest["wall_end"] = datetime.datetime.now(datetime.timezone.utc).isoformat()
         manifest["finished"] = len(rows) == len(plan)
@@ -385,6 +387,7 @@ def main(argv):
     ap.add_argument("--results", required=True)
     ap.add_argument("--backfill", default="slurm", choices=("slurm", "easy", "none"))
     ap.add_argument("--lag", type=float, default=0.0, help="SIM_LAG (log s)")
+    ap.add_argument("--bf-cost", type=float, default=0.0, help="SIM_BF_COST (log s)")
     args = ap.parse_args(argv)
     try:
         return validate(args)
