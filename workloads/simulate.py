@@ -61,16 +61,17 @@ def extra_args(ap):
                     help="log s one tested job costs a backfill cycle (SIM_BF_COST; 0: none)")
 
 
-# Slurm keeps bf_max_time in 16 bits (generate.py's TIMEOUT_MAX).
-BF_MAX_TIME_MAX = 65000
+# Slurm 24.11's largest bf_max_time (generate.py's BF_MAX_TIME_MAX).
+BF_MAX_TIME_MAX = 3600
 
 
 def bf_max_time_log(manifest):
     """The run's bf_max_time in log seconds, as the generated slurm.conf
     has it (emulated-clusters/generate.py, clock_settings): the clock's
     rate in Slurm seconds under the virtual clock at a rate above 1 (at
-    most 65,000), else Slurm's default, bf_interval (1 Slurm s); a Slurm
-    second is `speedup` log seconds (1 under the virtual clock)."""
+    most 3,600, Slurm's maximum), else Slurm's default, bf_interval (1
+    Slurm s); a Slurm second is `speedup` log seconds (1 under the
+    virtual clock)."""
     rate = float(manifest.get("clock_rate") or 1) if manifest.get("clock") == "virtual" else 1.0
     slurm_s = min(BF_MAX_TIME_MAX, math.ceil(rate)) if rate > 1 else 1
     return slurm_s * float(manifest.get("speedup") or 1)

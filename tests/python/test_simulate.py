@@ -94,12 +94,12 @@ def test_limits_none_runs_on_the_twin_as_slurm_records_no_limit(log, tmp_path):
 
 def test_bf_max_time_is_the_generated_slurm_confs_in_log_seconds():
     """SIM_BF_COST's cut (tb-sim --bf-max-time): generate.py's clock_settings
-    sets bf_max_time to the rate (Slurm s, at most 65,000) under the virtual
+    sets bf_max_time to the rate (Slurm s, at most Slurm's 3,600) under the virtual
     clock; otherwise Slurm's default, bf_interval, 1 Slurm s = SPEEDUP log s."""
     assert simulate.bf_max_time_log({"clock": "virtual", "clock_rate": 1000.0,
                                      "speedup": 1.0}) == 1000
     assert simulate.bf_max_time_log({"clock": "virtual", "clock_rate": 100000.0,
-                                     "speedup": 1.0}) == 65000
+                                     "speedup": 1.0}) == 3600
     assert simulate.bf_max_time_log({"clock": "virtual", "clock_rate": 1.0,
                                      "speedup": 1.0}) == 1
     assert simulate.bf_max_time_log({"clock": "scaled", "clock_rate": None,
