@@ -34,7 +34,9 @@ from workloads.replay.errors import ReplayError
 from workloads.replay.run_dir import (git_revision, log_line, new_run_id, read_plan,
                                       write_atomic, write_manifest)
 from workloads.registry import build_dir
-from workloads.simulate import SIM_T0, read_sim, run_sim, sacct_doc, write_matrices
+from workloads.bf_cost import measure_run
+from workloads.simulate import (SIM_T0, bf_max_time_log, read_sim, run_sim, sacct_doc,
+                                write_matrices)
 
 NEEDED = ("manifest.json", "plan.tsv", "topology.json", "metrics.json", "jobs.csv")
 # (metric, label, target |difference| in % or None): the issue's targets.
@@ -177,6 +179,26 @@ def fmt(v, digits=1):
     return f"{v:.{digits if abs(v) >= 1 else 3}f}" if isinstance(v, float) else str(v)
 
 
+def backfill_lines(bf, sim_manifest):
+    """validation.md's lines on the emulated backfill's own time (none
+    without the emulation's sacct.json)."""
+    if not bf:
+        return []
+    places, cost = bf["places"], bf["cost_s"]
+    out = [f"The emulation's backfill (sacct's flags): {bf['backfilled']} jobs started by it"]
+    if places:
+        out[0] += (f", from places in the queue median {places['median']}, p90 "
+                   f"{places['p90']}, max {places['max']}")
+    out[0] += "."
+    if cost:
+        used = (sim_manifest.get("sim") or {}).get("bf_cost_s") or 0
+        out.append(f"Its time per tested job (log s; {bf['pairs']} pairs of starts within one "
+                   f"cycle): median {cost['median']:.2f}, quartiles {cost['p25']:.2f}-"
+                   f"{cost['p75']:.2f}. `SIM_BF_COST={cost['median']:.2f}` runs the twin with "
+                   f"it (this twin: {used:g}; docs/simulator.md).")
+    return [""] + [" ".join(out)]
+
+
 def validation_md(emu_manifest, sim_manifest, cmp):
     lines = [f"# Twin against emulation: {emu_manifest['run_id']}", "",
              f"- Emulation: `{emu_manifest['run_id']}` ({emu_manifest['policy']} on "
@@ -220,6 +242,7 @@ def validation_md(emu_manifest, sim_manifest, cmp):
                                                       if abs(q[k]) < 0.5 else f"{q[k]:.0f}"
                                                       for k in ("median", "p90", "max")))
         lines.append(f"| {who} | {cells[0]} | {cells[1]} |")
+    lines += backfill_lines(cmp.get("emulation_backfill"), sim_manifest)
     st = cmp["starts"]
     lines += ["", f"Starts: of {st['jobs']} jobs, {st['within_60s']} start within 60 s of the "
               f"emulation's, {st['twin_earlier']} earlier in the twin, {st['twin_later']} later."]
@@ -302,6 +325,9 @@ def validate(args):
                       read_jobs(os.path.join(run_dir, "jobs.csv")), plan,
                       m.get("cluster_nodes") or 0)
         cmp["emulation"], cmp["twin"] = m["run_id"], run_id
+        # The emulated backfill's time per tested job, from its own
+        # starts (SIM_BF_COST; workloads/bf_cost.py).
+        cmp["emulation_backfill"] = measure_run(emu, bf_max_time_log(m))
         write_atomic(os.path.join(run_dir, "validation.json"), json.dumps(cmp, indent=1) + "\n")
         write_atomic(os.path.join(run_dir, "validation.md"), validation_md(m, manifest, cmp))
     except BaseException:

@@ -53,6 +53,8 @@ simulate_run() {
 		[ -f "$dir/$f" ] || die "RUN=$given: no $f in $dir; expected a finished, reported emulation run"
 		need_file RUN "$dir/$f"
 	done
+	# Its backfill's own time is measured from it, when it is there.
+	[ ! -f "$dir/sacct.json" ] || need_file RUN "$dir/sacct.json"
 	mkdir -p "$RESULTS_DIR" 2>/dev/null || die "RESULTS_DIR=$RESULTS_DIR: cannot create the directory"
 	build_tools
 	in_tools python3 -m workloads.sim_validate --run-dir "$dir" --root "$ROOT" \
