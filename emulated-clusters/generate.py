@@ -343,6 +343,9 @@ TIMEOUTS = {"MessageTimeout": 30, "TCPTimeout": 2, "BatchStartTimeout": 10,
             "UnkillableStepTimeout": 60}
 # Slurm keeps these in 16 bits.
 TIMEOUT_MAX = 65000
+# Slurm 24.11 refuses a larger bf_max_time (backfill.c, MAX_BF_MAX_TIME:
+# an error in its log and bf_interval, 1 s, instead).
+BF_MAX_TIME_MAX = 3600
 # cred_expire's default (interfaces/cred.c, DEFAULT_EXPIRATION_WINDOW).
 CRED_EXPIRE = 120
 # The exit status of an attempt that TOFA's failures abort (RequeueExitHold).
@@ -359,8 +362,10 @@ def clock_settings(rate):
     front end's last answer look that old; the replay's health watch finds
     dead emulators instead. bf_max_time: backfill's budget (default
     bf_interval, 1 s here) is CPU time, which the clock does not speed up,
-    so it grows with the rate too and a pass covers the same queue depth.
-    (max_sched_time defaults to MessageTimeout / 2, so it follows.)"""
+    so it grows with the rate too and a pass covers the same queue depth,
+    up to Slurm's own maximum (3,600 s: above rate 3600 a pass is cut
+    sooner in wall time). (max_sched_time defaults to MessageTimeout / 2,
+    so it follows.)"""
     if rate == 1:
         return {"SlurmdTimeout": "300", "MessageTimeout": "30"}, ""
     k = max(1.0, rate)
@@ -368,7 +373,7 @@ def clock_settings(rate):
     for key, base in TIMEOUTS.items():
         conf[key] = str(min(TIMEOUT_MAX, math.ceil(base * k)))
     conf["AuthInfo"] = f"cred_expire={math.ceil(CRED_EXPIRE * k)}"
-    return conf, f",bf_max_time={min(TIMEOUT_MAX, math.ceil(k))}"
+    return conf, f",bf_max_time={min(BF_MAX_TIME_MAX, math.ceil(k))}"
 
 
 def write_slurm_conf(f, defn, nodes, layout, policy, timing=False, options=(),

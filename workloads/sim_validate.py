@@ -3,6 +3,7 @@ the twin (tb-sim), and the two compared, without running the emulation
 again (issue 28's cross-validation).
 
     python3 -m workloads.sim_validate --run-dir DIR --root R --results DIR [--lag s]
+        [--bf-cost s]
     python3 -m workloads.sim_validate --table EXPERIMENT_DIR    (ENGINE=both's table)
 
 The twin's run directory takes the emulation's plan.tsv and topology.json
@@ -34,7 +35,9 @@ from workloads.replay.errors import ReplayError
 from workloads.replay.run_dir import (git_revision, log_line, new_run_id, read_plan,
                                       write_atomic, write_manifest)
 from workloads.registry import build_dir
-from workloads.simulate import SIM_T0, read_sim, run_sim, sacct_doc, write_matrices
+from workloads.bf_cost import measure_run
+from workloads.simulate import (SIM_T0, bf_max_time_log, read_sim, run_sim, sacct_doc,
+                                write_matrices)
 
 NEEDED = ("manifest.json", "plan.tsv", "topology.json", "metrics.json", "jobs.csv")
 # (metric, label, target |difference| in % or None): the issue's targets.
@@ -180,6 +183,26 @@ def fmt(v, digits=1):
     return f"{v:.{digits if abs(v) >= 1 else 3}f}" if isinstance(v, float) else str(v)
 
 
+def backfill_lines(bf, sim_manifest):
+    """validation.md's lines on the emulated backfill's own time (none
+    without the emulation's sacct.json)."""
+    if not bf:
+        return []
+    places, cost = bf["places"], bf["cost_s"]
+    out = [f"The emulation's backfill (sacct's flags): {bf['backfilled']} jobs started by it"]
+    if places:
+        out[0] += (f", from places in the queue median {places['median']}, p90 "
+                   f"{places['p90']}, max {places['max']}")
+    out[0] += "."
+    if cost:
+        used = (sim_manifest.get("sim") or {}).get("bf_cost_s") or 0
+        out.append(f"Its time per tested job (log s; {bf['pairs']} pairs of starts within one "
+                   f"cycle): median {cost['median']:.2f}, quartiles {cost['p25']:.2f}-"
+                   f"{cost['p75']:.2f}. `SIM_BF_COST={cost['median']:.2f}` runs the twin with "
+                   f"it (this twin: {used:g}; docs/simulator.md).")
+    return [""] + [" ".join(out)]
+
+
 def validation_md(emu_manifest, sim_manifest, cmp):
     lines = [f"# Twin against emulation: {emu_manifest['run_id']}", "",
              f"- Emulation: `{emu_manifest['run_id']}` ({emu_manifest['policy']} on "
@@ -223,6 +246,7 @@ def validation_md(emu_manifest, sim_manifest, cmp):
                                                       if abs(q[k]) < 0.5 else f"{q[k]:.0f}"
                                                       for k in ("median", "p90", "max")))
         lines.append(f"| {who} | {cells[0]} | {cells[1]} |")
+    lines += backfill_lines(cmp.get("emulation_backfill"), sim_manifest)
     st = cmp["starts"]
     lines += ["", f"Starts: of {st['jobs']} jobs, {st['within_60s']} start within 60 s of the "
               f"emulation's, {st['twin_earlier']} earlier in the twin, {st['twin_later']} later."]
@@ -276,7 +300,7 @@ def validate(args):
         write_manifest(run_dir, manifest)
         matrices = write_matrices(os.path.join(run_dir, "matrices.tsv"), plan, m.get("seed") or 0)
         sim_args = argparse.Namespace(policy=m["policy"], backfill=args.backfill, lag=args.lag,
-                                      options=m.get("options") or "")
+                                      bf_cost=args.bf_cost, options=m.get("options") or "")
         cmd, wall, said = run_sim(os.path.join(build_dir(args.root), "tb-sim"), run_dir,
                                   sim_args, manifest, matrices)
         rows = read_sim(os.path.join(run_dir, "sim.tsv"))
@@ -287,6 +311,7 @@ def validate(args):
         manifest["sim"] = {"command": " ".join(os.path.relpath(c, args.root)
                                                if c.startswith(args.root) else c for c in cmd),
                            "backfill": args.backfill, "lag_s": args.lag,
+                           "bf_cost_s": args.bf_cost,
                            "wall_s": round(wall, 3), "said": said}
         manifest["wall_end"] = datetime.datetime.now(datetime.timezone.utc).isoformat()
         manifest["finished"] = len(rows) == len(plan)
@@ -302,6 +327,9 @@ def validate(args):
                       m.get("cluster_nodes") or 0,
                       topology_cores(topo) if m.get("granularity") == "core" else 0)
         cmp["emulation"], cmp["twin"] = m["run_id"], run_id
+        # The emulated backfill's time per tested job, from its own
+        # starts (SIM_BF_COST; workloads/bf_cost.py).
+        cmp["emulation_backfill"] = measure_run(emu, bf_max_time_log(m))
         write_atomic(os.path.join(run_dir, "validation.json"), json.dumps(cmp, indent=1) + "\n")
         write_atomic(os.path.join(run_dir, "validation.md"), validation_md(m, manifest, cmp))
     except BaseException:
@@ -387,6 +415,7 @@ def main(argv):
     ap.add_argument("--results", required=True)
     ap.add_argument("--backfill", default="slurm", choices=("slurm", "easy", "none"))
     ap.add_argument("--lag", type=float, default=0.0, help="SIM_LAG (log s)")
+    ap.add_argument("--bf-cost", type=float, default=0.0, help="SIM_BF_COST (log s)")
     args = ap.parse_args(argv)
     try:
         return validate(args)

@@ -18,6 +18,7 @@ import csv
 import datetime
 import hashlib
 import json
+import math
 import os
 import shutil
 import subprocess
@@ -58,6 +59,24 @@ def extra_args(ap):
                     help="slurm: every tested job reserves (Slurm 24.11); easy: the first")
     ap.add_argument("--lag", type=float, default=0.0,
                     help="log s every job runs past its runtime (the emulation's lag; SIM_LAG)")
+    ap.add_argument("--bf-cost", type=float, default=0.0,
+                    help="log s one tested job costs a backfill cycle (SIM_BF_COST; 0: none)")
+
+
+# Slurm 24.11's largest bf_max_time (generate.py's BF_MAX_TIME_MAX).
+BF_MAX_TIME_MAX = 3600
+
+
+def bf_max_time_log(manifest):
+    """The run's bf_max_time in log seconds, as the generated slurm.conf
+    has it (emulated-clusters/generate.py, clock_settings): the clock's
+    rate in Slurm seconds under the virtual clock at a rate above 1 (at
+    most 3,600, Slurm's maximum), else Slurm's default, bf_interval (1
+    Slurm s); a Slurm second is `speedup` log seconds (1 under the
+    virtual clock)."""
+    rate = float(manifest.get("clock_rate") or 1) if manifest.get("clock") == "virtual" else 1.0
+    slurm_s = min(BF_MAX_TIME_MAX, math.ceil(rate)) if rate > 1 else 1
+    return slurm_s * float(manifest.get("speedup") or 1)
 
 
 def generate_cluster(root, name, options, topologies_dir):
@@ -236,6 +255,11 @@ def run_sim(tool, run_dir, args, manifest, matrices):
            "--out", os.path.join(run_dir, "sim.tsv")]
     if matrices:
         cmd += ["--matrices", matrices]
+    # The emulated backfill's own time (SIM_BF_COST), cut where the
+    # emulated Slurm cuts it.
+    if getattr(args, "bf_cost", 0) > 0:
+        cmd += ["--bf-cost", f"{args.bf_cost:g}",
+                "--bf-max-time", f"{bf_max_time_log(manifest):g}"]
     words = args.options.replace(",", " ").strip()
     if words:
         cmd += ["--options", words]
@@ -254,6 +278,8 @@ def simulate(args):
     root = args.root
     if args.lag < 0:
         raise ReplayError(f"SIM_LAG={args.lag:g}: expected log seconds >= 0")
+    if args.bf_cost < 0:
+        raise ReplayError(f"SIM_BF_COST={args.bf_cost:g}: expected log seconds >= 0")
     if args.resume:
         raise ReplayError("RESUME: a simulation is not resumed; run it again (seconds)")
     if not args.log:
@@ -300,6 +326,7 @@ def simulate(args):
         manifest["sim"] = {"command": " ".join(os.path.relpath(c, root) if c.startswith(root)
                                                else c for c in cmd),
                            "backfill": args.backfill, "lag_s": args.lag,
+                           "bf_cost_s": args.bf_cost,
                            "wall_s": round(wall, 3),
                            "said": said}
         manifest["wall_end"] = datetime.datetime.now(datetime.timezone.utc).isoformat()

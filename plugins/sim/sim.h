@@ -102,6 +102,17 @@ struct sim_params {
 	 * runtime (within its limit), the emulation's launch and completion
 	 * lag, for comparing the twin with it (SIM_LAG); 0 by default. */
 	double lag;
+	/* Ours, not Slurm's: the emulated backfill's own time (SIM_BF_COST,
+	 * docs/simulator.md). bf_cost: log seconds one tested job costs a
+	 * backfill cycle (slurmctld's CPU per test x the virtual clock's
+	 * rate); 0 (the default): a cycle takes no time, as before. With it
+	 * a cycle plans on the state at its start, tests its queue one job
+	 * every bf_cost, ignores nodes freed meanwhile (bf_continue's
+	 * bf_ignore_node_bitmap), stops once bf_max_time (Slurm's, in log
+	 * s; 0: none) has passed, and the next one starts bf_interval after
+	 * its end, on a change after its end (backfill.c's _more_work). */
+	double bf_cost;
+	double bf_max_time;
 };
 
 /* slurm.conf's values (generate.py): bf_interval=1, bf_resolution=1,
@@ -190,6 +201,8 @@ int sim_space_free_during(const struct sim_space *s, int from, double end,
 int sim_space_append(struct sim_space *s, double t);
 /* The nodes free in slice i from now on (that slice only). */
 void sim_space_give(struct sim_space *s, int i, const int *nodes, int n);
+/* Takes nodes from every slice (a cycle ignores nodes freed during it). */
+void sim_space_drop(struct sim_space *s, const int *nodes, int n);
 
 /* --- the run (sim_sched.c, sim_place.c) ------------------------------- */
 

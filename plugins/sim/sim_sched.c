@@ -106,6 +106,23 @@ static struct end_ev heap_pop(struct heap *h)
 
 /* --- the run's state --------------------------------------------------- */
 
+/* A backfill cycle that takes time (sim_params bf_cost > 0): the node
+ * space and the queue as they were at its start, and how far it got. */
+struct cycle {
+	int active;
+	double t0;		/* its start */
+	struct sim_space sp;
+	int *order;		/* the queue at t0, in priority order */
+	int n, q;		/* its length; the next to look at */
+	int tested;		/* jobs tested so far (each costs bf_cost) */
+	int reserved;		/* SIM_BF_EASY: reservations made */
+};
+
+static double round_up(double t, double res)
+{
+	return res > 0 ? ceil(t / res - 1e-9) * res : t;
+}
+
 struct run {
 	struct sim s;
 	struct heap ends;
@@ -126,12 +143,8 @@ struct run {
 	int *offer;		/* free cores per node, scratch */
 	int *node_cores;	/* every node's cores */
 	double hb, hbd;		/* the last core placement's hop-bytes */
+	struct cycle cyc;	/* bf_cost > 0 */
 };
-
-static double round_up(double t, double res)
-{
-	return res > 0 ? ceil(t / res - 1e-9) * res : t;
-}
 
 struct arrival {
 	double offset;
@@ -257,6 +270,14 @@ static int start(struct run *r, int idx, enum tb_policy used,
 		r->prefill_started++;
 	dequeue(r, idx);
 	r->changed = 1;
+	/* A cycle under way plans around a job the main pass started (its
+	 * select plugin sees it running to its limit); its own starts it
+	 * takes itself. */
+	if (r->cyc.active && !by_backfill &&
+	    sim_space_take(&r->cyc.sp, s->now,
+			   s->now + round_up(j->limit, s->p->bf_resolution),
+			   j->alloc, j->nodes))
+		return -1;
 	return heap_push(&r->ends, j->end, idx);
 }
 
@@ -288,6 +309,10 @@ static void finish(struct run *r, int idx, enum sim_end how)
 	}
 	if (!j->prefill)
 		r->window_left--;
+	/* Nodes freed during a cycle are not its to use (bf_continue's
+	 * bf_ignore_node_bitmap, node_mgr.c's make_node_avail). */
+	if (r->cyc.active)
+		sim_space_drop(&r->cyc.sp, j->alloc, j->nodes);
 	r->changed = 1;
 }
 
@@ -377,12 +402,67 @@ static int space_of_running(struct run *r, struct sim_space *sp)
 /* Core level: the same pass on backfill's plan of free cores. */
 static int backfill_pass_cores(struct run *r);
 
+/* Backfill's test of queued job idx on the node space sp, from slice
+ * `from` (beginning now) on: the earliest slice within bf_window where the
+ * policy places it on the nodes free for its whole limit. Now: it starts;
+ * later: those nodes are reserved for it (*reserved counts them; EASY
+ * stops trying later slices once it is not 0). live: AND the nodes free
+ * now with the twin's own (a cycle's space does not see what the main
+ * pass started before the cycle knew of it). 0 or -1 (out of memory). */
+static int bf_test(struct run *r, struct sim_space *sp, int from, int idx,
+		   int *reserved, int live)
+{
+	struct sim *s = &r->s;
+	const struct sim_params *p = s->p;
+	struct sim_job *j = &s->plan->jobs[idx];
+	double horizon = s->now + p->bf_window;
+	double limit = round_up(j->limit, p->bf_resolution);
+	enum tb_policy used = TB_POLICY_DEFAULT;
+	const char *fb = NULL;
+	int found = -1;
+
+	for (int i = from; i < sp->n && sp->begin[i] <= horizon; i++) {
+		enum sim_try t;
+
+		/* EASY: after the first reservation, only now. */
+		if (i > from && p->backfill == SIM_BF_EASY && *reserved)
+			break;
+		if (sim_space_free_during(sp, i, sp->begin[i] + limit,
+					  j->nodes, &r->bits) < j->nodes)
+			continue;
+		if (live && i == from) {
+			sim_bits_and(&r->bits, &s->free);
+			if (sim_bits_count(&r->bits) < j->nodes)
+				continue;
+		}
+		t = sim_place(s, j, &r->bits, r->alloc, &used, &fb);
+		if (t == SIM_ERROR)
+			return -1;
+		if (t == SIM_PLACED) {
+			found = i;
+			break;
+		}
+	}
+	if (found < 0)
+		return 0;
+	if (found == from)
+		return start(r, idx, used, fb, &r->bits, 1) ||
+		       sim_space_take(sp, s->now, s->now + limit,
+				      j->alloc, j->nodes) ? -1 : 0;
+	if (j->planned < 0)
+		j->planned = sp->begin[found];
+	(*reserved)++;
+	return sim_space_take(sp, sp->begin[found], sp->begin[found] + limit,
+			      r->alloc, j->nodes);
+}
+
+/* One backfill pass that takes no time (bf_cost 0): the whole queue
+ * tested on the state of this instant. */
 static int backfill_pass(struct run *r)
 {
 	struct sim *s = &r->s;
 	const struct sim_params *p = s->p;
 	struct sim_space sp;
-	double horizon = s->now + p->bf_window;
 	int tested = 0, reserved = 0, rc = -1;
 
 	if (r->core_mode)
@@ -395,49 +475,8 @@ static int backfill_pass(struct run *r)
 		goto out;
 	memcpy(order, r->queue, sizeof(int) * (size_t)n);
 	for (int q = 0; q < n && tested < p->bf_max_job_test; q++) {
-		int idx = order[q];
-		struct sim_job *j = &s->plan->jobs[idx];
-		double limit = round_up(j->limit, p->bf_resolution);
-		enum tb_policy used = TB_POLICY_DEFAULT;
-		const char *fb = NULL;
-		int found = -1;
-
 		tested++;
-		for (int i = 0; i < sp.n && sp.begin[i] <= horizon; i++) {
-			enum sim_try t;
-
-			/* EASY: after the first reservation, only now. */
-			if (i > 0 && p->backfill == SIM_BF_EASY && reserved)
-				break;
-			if (sim_space_free_during(&sp, i, sp.begin[i] + limit,
-						  j->nodes, &r->bits) < j->nodes)
-				continue;
-			t = sim_place(s, j, &r->bits, r->alloc, &used, &fb);
-			if (t == SIM_ERROR) {
-				free(order);
-				goto out;
-			}
-			if (t == SIM_PLACED) {
-				found = i;
-				break;
-			}
-		}
-		if (found < 0)
-			continue;
-		if (found == 0) {
-			if (start(r, idx, used, fb, &r->bits, 1) ||
-			    sim_space_take(&sp, s->now, s->now + limit,
-					   j->alloc, j->nodes)) {
-				free(order);
-				goto out;
-			}
-			continue;
-		}
-		if (j->planned < 0)
-			j->planned = sp.begin[found];
-		reserved++;
-		if (sim_space_take(&sp, sp.begin[found], sp.begin[found] + limit,
-				   r->alloc, j->nodes)) {
+		if (bf_test(r, &sp, 0, order[q], &reserved, 0)) {
 			free(order);
 			goto out;
 		}
@@ -591,8 +630,88 @@ out:
 	return rc;
 }
 
+/* --- a backfill cycle that takes time (bf_cost > 0) -------------------- */
+
+/* When the cycle's next test is done: each costs bf_cost. */
+static double cycle_next(const struct run *r)
+{
+	return r->cyc.t0 + (r->cyc.tested + 1) * r->s.p->bf_cost;
+}
+
+static void cycle_end(struct run *r)
+{
+	sim_space_fini(&r->cyc.sp);
+	free(r->cyc.order);
+	r->cyc.order = NULL;
+	r->cyc.active = 0;
+	/* backfill.c: last_backfill_time is the cycle's end, and only a
+	 * change after it (_more_work) starts the next one. */
+	r->last_bf = r->s.now;
+	r->changed = 0;
+}
+
+static int cycle_begin(struct run *r)
+{
+	struct cycle *c = &r->cyc;
+	int n = r->n_queue;
+
+	if (space_of_running(r, &c->sp))
+		return -1;
+	c->order = malloc(sizeof(int) * (size_t)(n ? n : 1));
+	if (!c->order) {
+		sim_space_fini(&c->sp);
+		return -1;
+	}
+	memcpy(c->order, r->queue, sizeof(int) * (size_t)n);
+	c->n = n;
+	c->q = 0;
+	c->tested = 0;
+	c->reserved = 0;
+	c->t0 = r->s.now;
+	c->active = 1;
+	r->changed = 0;
+	return 0;
+}
+
+/* The tests due by now, then the cycle's end if nothing is left to test,
+ * bf_max_job_test is reached or bf_max_time has passed (backfill.c checks
+ * it before each job). */
+static int cycle_step(struct run *r)
+{
+	struct cycle *c = &r->cyc;
+	const struct sim_params *p = r->s.p;
+
+	while (c->active) {
+		/* Jobs the main pass started meanwhile are skipped at no
+		 * cost (_job_runnable_now). */
+		while (c->q < c->n &&
+		       r->s.plan->jobs[c->order[c->q]].state != SIM_PENDING)
+			c->q++;
+		if (c->q == c->n || c->tested >= p->bf_max_job_test ||
+		    (p->bf_max_time > 0 &&
+		     c->tested * p->bf_cost >= p->bf_max_time - 1e-9)) {
+			cycle_end(r);
+			break;
+		}
+		if (cycle_next(r) > r->s.now + 1e-9)
+			break;
+		int from = sim_space_append(&c->sp, r->s.now);
+
+		if (from < 0)
+			return -1;
+		c->tested++;
+		if (bf_test(r, &c->sp, from, c->order[c->q++], &c->reserved, 1))
+			return -1;
+	}
+	return 0;
+}
+
 static void run_fini(struct run *r)
 {
+	if (r->cyc.active) {
+		sim_space_fini(&r->cyc.sp);
+		free(r->cyc.order);
+	}
 	free(r->ends.v);
 	free(r->arrivals);
 	free(r->queue);
@@ -697,6 +816,13 @@ int sim_run(const struct tb_topology *t, struct sim_plan *plan,
 		snprintf(err, errlen, "out of memory");
 		goto out;
 	}
+	/* The timed cycle plans on node bitmaps only (sim_space). */
+	if (r.core_mode && p->bf_cost > 0 && p->backfill != SIM_BF_NONE) {
+		snprintf(err, errlen, "--bf-cost %g: a timed backfill cycle is "
+			 "modelled at node level only; expected 0 for a plan "
+			 "of cores", p->bf_cost);
+		goto out;
+	}
 	for (;;) {
 		double next = INFINITY;
 		int bf_due;
@@ -706,9 +832,11 @@ int sim_run(const struct tb_topology *t, struct sim_plan *plan,
 		if (r.ends.n && r.ends.v[0].t < next)
 			next = r.ends.v[0].t;
 		bf_due = p->backfill != SIM_BF_NONE && r.changed &&
-			 r.n_queue > 0;
+			 r.n_queue > 0 && !r.cyc.active;
 		if (bf_due && r.last_bf + p->bf_interval < next)
 			next = fmax(r.last_bf + p->bf_interval, r.s.now);
+		if (r.cyc.active && cycle_next(&r) < next)
+			next = fmax(cycle_next(&r), r.s.now);
 		if (!isfinite(next))
 			break;
 		r.s.now = next;
@@ -729,13 +857,24 @@ int sim_run(const struct tb_topology *t, struct sim_plan *plan,
 		if (main_pass(&r))
 			goto oom;
 		release_chain(&r);
-		if (p->backfill != SIM_BF_NONE && r.changed && r.n_queue > 0 &&
-		    r.s.now >= r.last_bf + p->bf_interval - 1e-9) {
-			r.changed = 0;
-			r.last_bf = r.s.now;
-			if (backfill_pass(&r))
+		if (r.cyc.active) {
+			if (cycle_step(&r))
 				goto oom;
 			release_chain(&r);
+		}
+		if (p->backfill != SIM_BF_NONE && r.changed && r.n_queue > 0 &&
+		    !r.cyc.active &&
+		    r.s.now >= r.last_bf + p->bf_interval - 1e-9) {
+			if (p->bf_cost > 0) {
+				if (cycle_begin(&r))
+					goto oom;
+			} else {
+				r.changed = 0;
+				r.last_bf = r.s.now;
+				if (backfill_pass(&r))
+					goto oom;
+				release_chain(&r);
+			}
 		} else if (p->backfill == SIM_BF_NONE || r.n_queue == 0) {
 			r.changed = 0;
 		}

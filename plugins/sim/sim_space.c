@@ -209,3 +209,15 @@ void sim_space_give(struct sim_space *s, int i, const int *nodes, int n)
 		*w |= bit;
 	}
 }
+
+void sim_space_drop(struct sim_space *s, const int *nodes, int n)
+{
+	for (int i = 0; i < s->n; i++)
+		for (int k = 0; k < n; k++) {
+			uint64_t bit = (uint64_t)1 << (nodes[k] & 63);
+			uint64_t *w = &s->free[i].w[nodes[k] >> 6];
+
+			s->count[i] -= !!(*w & bit);
+			*w &= ~bit;
+		}
+}

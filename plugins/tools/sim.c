@@ -8,13 +8,17 @@
  *          [--speedup S] [--policy p] [--options "<words>"]
  *          [--backfill slurm|easy|none] [--bf-interval s] [--bf-window s]
  *          [--bf-resolution s] [--bf-max-job-test n] [--queue-depth n]
- *          [--lag s] [--out file]
+ *          [--lag s] [--bf-cost s] [--bf-max-time s] [--out file]
  *
  * --tick: eligible times rounded to this many log seconds (Slurm's clock's
  * whole second: SPEEDUP under CLOCK=scaled; 0, none, by default). The
  * --bf-* times are log seconds too.
  * --lag: log seconds every job runs past its modelled runtime (ours: the
  * emulation's launch lag, to compare with it; 0 by default).
+ * --bf-cost: log seconds one tested job costs a backfill cycle (ours: the
+ * emulated slurmctld's CPU per test times the clock's rate; 0, a cycle
+ * taking no time, by default); --bf-max-time: Slurm's bf_max_time in log
+ * seconds, which cuts such a cycle (0: none). docs/simulator.md.
  * --speedup: the plan's log seconds per Slurm second (its limits are
  * Slurm minutes): 1 for a virtual-clock plan (the default). On stderr, one
  * line: jobs, makespan, the run's CPU time.
@@ -38,7 +42,9 @@ static void usage(void)
 		"              [--backfill slurm|easy|none] [--bf-interval <s>]\n"
 		"              [--bf-window <s>] [--bf-resolution <s>]\n"
 		"              [--bf-max-job-test <n>] [--queue-depth <n>] "
-		"[--tick <s>] [--lag <s>] [--out <file>]\n");
+		"[--tick <s>] [--lag <s>]\n"
+		"              [--bf-cost <s>] [--bf-max-time <s>] "
+		"[--out <file>]\n");
 }
 
 static int num(const char *opt, const char *v, double lo, double *out)
@@ -116,6 +122,12 @@ int main(int argc, char **argv)
 				return 2;
 		} else if (!strcmp(a, "--lag")) {
 			if (num(a, v, 0, &p.lag))
+				return 2;
+		} else if (!strcmp(a, "--bf-cost")) {
+			if (num(a, v, 0, &p.bf_cost))
+				return 2;
+		} else if (!strcmp(a, "--bf-max-time")) {
+			if (num(a, v, 0, &p.bf_max_time))
 				return 2;
 		} else if (!strcmp(a, "--bf-interval")) {
 			if (num(a, v, 0, &p.bf_interval))

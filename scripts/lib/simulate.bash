@@ -32,6 +32,7 @@ cmd_simulate() {
 		--topologies-dir "$TOPOLOGIES_DIR")
 	[ -z "${OPTIONS:-}" ] || args+=(--options "$OPTIONS")
 	[ -z "${SIM_LAG:-}" ] || args+=(--lag "$SIM_LAG")
+	[ -z "${SIM_BF_COST:-}" ] || args+=(--bf-cost "$SIM_BF_COST")
 	mkdir -p "$RESULTS_DIR" 2>/dev/null || die "RESULTS_DIR=$RESULTS_DIR: cannot create the directory"
 	build_tools
 	in_tools python3 -m workloads.simulate "${args[@]}"
@@ -52,8 +53,11 @@ simulate_run() {
 		[ -f "$dir/$f" ] || die "RUN=$given: no $f in $dir; expected a finished, reported emulation run"
 		need_file RUN "$dir/$f"
 	done
+	# Its backfill's own time is measured from it, when it is there.
+	[ ! -f "$dir/sacct.json" ] || need_file RUN "$dir/sacct.json"
 	mkdir -p "$RESULTS_DIR" 2>/dev/null || die "RESULTS_DIR=$RESULTS_DIR: cannot create the directory"
 	build_tools
 	in_tools python3 -m workloads.sim_validate --run-dir "$dir" --root "$ROOT" \
-		--results "$RESULTS_DIR" --backfill "${BACKFILL:-slurm}" ${SIM_LAG:+--lag "$SIM_LAG"}
+		--results "$RESULTS_DIR" --backfill "${BACKFILL:-slurm}" ${SIM_LAG:+--lag "$SIM_LAG"} \
+		${SIM_BF_COST:+--bf-cost "$SIM_BF_COST"}
 }

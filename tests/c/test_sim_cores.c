@@ -281,5 +281,19 @@ void test_sim_cores_plan_errors(void)
 		      "0 (whole nodes) to the cluster's 16 cores") != NULL);
 	if (!strstr(err, "cluster's 16 cores"))
 		fprintf(stderr, "  got: %s\n", err);
+
+	/* SIM_BF_COST's timed cycle plans node bitmaps: refused for cores. */
+	struct sim_params p;
+
+	sim_params_default(&p);
+	p.bf_cost = 3;
+	err[0] = '\0';
+	CHECK(sim_plan_parse(HEAD CJOB("A", "0", "100", "0", "10", "2"),
+			     "plan", 1, sc->topo, &plan, err,
+			     sizeof(err)) == 0);
+	CHECK(sim_run(sc->topo, &plan, &p, err, sizeof(err)) == -1);
+	CHECK(strstr(err, "--bf-cost 3: a timed backfill cycle is modelled "
+		      "at node level only") != NULL);
+	sim_plan_free(&plan);
 	tb_scenario_free(sc);
 }

@@ -109,6 +109,10 @@ void test_sim_cores_backfill_over_nodes(void);
 void test_sim_cores_choice_is_make_allocs(void);
 void test_sim_cores_other_policies_and_whole_nodes(void);
 void test_sim_cores_plan_errors(void);
+/* test_sim_bf_cost.c */
+void test_sim_bf_cost_tests_take_time(void);
+void test_sim_bf_cost_ignores_freed_nodes(void);
+void test_sim_bf_cost_default_off(void);
 /* test_sim_golden.c */
 void test_sim_golden_schedules(void);
 

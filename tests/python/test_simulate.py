@@ -175,3 +175,34 @@ def test_a_core_level_prefill_run_validates_on_the_twin(tmp_path):
     by = {r["metric"]: r for r in v["metrics"]}
     assert by["makespan_s"]["emulation"] > 1000
     assert all(r["difference_percent"] in (0, None) for r in v["metrics"])
+
+
+def test_bf_max_time_is_the_generated_slurm_confs_in_log_seconds():
+    """SIM_BF_COST's cut (tb-sim --bf-max-time): generate.py's clock_settings
+    sets bf_max_time to the rate (Slurm s, at most Slurm's 3,600) under the virtual
+    clock; otherwise Slurm's default, bf_interval, 1 Slurm s = SPEEDUP log s."""
+    assert simulate.bf_max_time_log({"clock": "virtual", "clock_rate": 1000.0,
+                                     "speedup": 1.0}) == 1000
+    assert simulate.bf_max_time_log({"clock": "virtual", "clock_rate": 100000.0,
+                                     "speedup": 1.0}) == 3600
+    assert simulate.bf_max_time_log({"clock": "virtual", "clock_rate": 1.0,
+                                     "speedup": 1.0}) == 1
+    assert simulate.bf_max_time_log({"clock": "scaled", "clock_rate": None,
+                                     "speedup": 100.0}) == 100
+
+
+@pytest.mark.skipif(not os.access(os.path.join(build_dir(ROOT), "tb-sim"), os.X_OK),
+                    reason="tb-sim not built (make -C plugins tools)")
+def test_sim_bf_cost_reaches_the_twin_and_the_manifest(log, tmp_path, capsys):
+    """SIM_BF_COST: tb-sim gets --bf-cost and the run's --bf-max-time, the
+    manifest records it, and a cost that is negative is one line."""
+    base = ["--cluster", "tiny", "--log", log, "--policy", "greedy", "--root", ROOT,
+            "--results", str(tmp_path / "runs")]
+    assert simulate.main(base + ["--bf-cost", "-1"]) == 1
+    assert "SIM_BF_COST=-1" in capsys.readouterr().err
+    assert simulate.main(base + ["--bf-cost", "3"]) == 0
+    (run_id,) = os.listdir(tmp_path / "runs")
+    with open(tmp_path / "runs" / run_id / "manifest.json") as f:
+        sim = json.load(f)["sim"]
+    assert sim["bf_cost_s"] == 3
+    assert "--bf-cost 3 --bf-max-time 1000" in sim["command"]

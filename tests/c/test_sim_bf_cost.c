@@ -1,0 +1,149 @@
+/*
+ * The twin's backfill cycle that takes time (sim_params bf_cost and
+ * bf_max_time, tb-sim --bf-cost / --bf-max-time; ours, off by default):
+ * hand-worked schedules on two 4-node leaves, each beside the same plan
+ * with cycles that take no time (the default).
+ *
+ * Plans are plan.tsv text at speedup 1 (limit_min x 60 = the limit in s).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "helpers.h"
+#include "policy.h"
+#include "tests.h"
+#include "../../plugins/sim/sim.h"
+
+#define HEAD "log_id\toffset\truntime\tnodes\tcomm\tpattern\tcomm_percent\t" \
+	"limit_min\tmatrix_density\tta_reduction\tprefill\tnodelist\tchain\t" \
+	"ranks\n"
+#define JOB(id, off, rt, n, lim) \
+	id "\t" off "\t" rt "\t" n "\t0\trd\t50\t" lim "\t0\t0\t0\t\t0\t0\n"
+#define TWO_LEAVES "leaf L1 4 0 0\nleaf L2 4 0 0\njob nodes=1\n"
+
+/* Runs plan_text with bf_cost and bf_max_time (log s); the jobs, or NULL
+ * (a failed check). */
+static struct sim_job *run_cost(const char *plan_text, double cost,
+				double max_time, struct sim_plan *plan,
+				struct tb_scenario **sc)
+{
+	struct sim_params p;
+	char err[256];
+
+	*sc = scenario(TWO_LEAVES);
+	sim_params_default(&p);
+	p.bf_cost = cost;
+	p.bf_max_time = max_time;
+	if (sim_plan_parse(plan_text, "plan", 1, (*sc)->topo, plan, err,
+			   sizeof(err))) {
+		fprintf(stderr, "  plan: %s\n", err);
+		CHECK(0);
+		return NULL;
+	}
+	if (sim_run((*sc)->topo, plan, &p, err, sizeof(err))) {
+		fprintf(stderr, "  run: %s\n", err);
+		CHECK(0);
+		return NULL;
+	}
+	return plan->jobs;
+}
+
+/* A (4 nodes, limit 100 min) runs from 0; B (8 nodes) blocks the main
+ * pass; C and D (2 nodes, limit 1 min, 50 s) fit in the 4 free nodes
+ * before B's reservation at A's limit (6000).
+ *   no cost:           one pass at 0 starts C and D at 0.
+ *   cost 10:           the cycle begun at 0 tests B at 10 (reserved at
+ *                      6000), starts C at 20 and D at 30.
+ *   cost 10, max 15:   before D's test 20 s have passed (>= 15): the
+ *                      cycle ends at 20 and D is not tested; the next
+ *                      cycle waits for a change after 20 (C's end at 70),
+ *                      tests B at 80 and starts D at 90. */
+void test_sim_bf_cost_tests_take_time(void)
+{
+	static const char *plan_text = HEAD
+		JOB("A", "0", "1000", "4", "100")
+		JOB("B", "0", "100", "8", "10")
+		JOB("C", "0", "50", "2", "1")
+		JOB("D", "0", "50", "2", "1");
+	const double cost[3] = { 0, 10, 10 }, max_time[3] = { 0, 0, 15 };
+	const double c_start[3] = { 0, 20, 20 }, d_start[3] = { 0, 30, 90 };
+
+	for (int k = 0; k < 3; k++) {
+		struct sim_plan plan;
+		struct tb_scenario *sc;
+		struct sim_job *j = run_cost(plan_text, cost[k], max_time[k],
+					     &plan, &sc);
+
+		if (j) {
+			CHECK_NEAR(j[0].start, 0);
+			CHECK_EQ(j[0].by_backfill, 0);
+			CHECK_NEAR(j[1].planned, 6000);
+			CHECK_NEAR(j[2].start, c_start[k]);
+			CHECK_EQ(j[2].by_backfill, 1);
+			CHECK_NEAR(j[3].start, d_start[k]);
+			CHECK_EQ(j[3].by_backfill, 1);
+			/* A ends at 1000; B then has the machine. */
+			CHECK_NEAR(j[1].start, 1000);
+		}
+		sim_plan_free(&plan);
+		tb_scenario_free(sc);
+	}
+}
+
+/* A (4 nodes, limit 1 min, runs to it: TIMEOUT at 60) and E (4 nodes,
+ * 1000 s, limit 100 min) fill the machine at 0; B (8 nodes) blocks the
+ * main pass; C (4 nodes, limit 1 min) could use A's nodes once A ends.
+ *   no cost:   the pass at A's end (60) starts C at once (its 60 s end
+ *              before B's reservation at E's limit, 6000).
+ *   cost 40:   the cycle begun at 0 tests B at 40 (reserved at 6000) and
+ *              C at 80. A's nodes, freed at 60 during the cycle, are not
+ *              its to use (bf_ignore_node_bitmap; without that rule C
+ *              would start at 80), so C is reserved after B (6600) and
+ *              the cycle ends at 80. A's end came before that, so it does
+ *              not start another (_more_work; with it, one would begin
+ *              at 81 and start C at 161, after B's test): nothing changes
+ *              until E ends at 1000, the main pass starts B then, and C
+ *              starts when B ends (1100), by the main pass.
+ * Each rule is checked by a value above: changed for a variant without
+ * it, C starts at 80 (no ignoring), 161 (_more_work) or 100 (the first
+ * test at the cycle's start instead of one bf_cost after). */
+void test_sim_bf_cost_ignores_freed_nodes(void)
+{
+	static const char *plan_text = HEAD
+		JOB("A", "0", "100", "4", "1")
+		JOB("E", "0", "1000", "4", "100")
+		JOB("B", "0", "100", "8", "10")
+		JOB("C", "0", "50", "4", "1");
+	const double cost[2] = { 0, 40 };
+	const double c_start[2] = { 60, 1100 };
+	const int c_backfilled[2] = { 1, 0 };
+
+	for (int k = 0; k < 2; k++) {
+		struct sim_plan plan;
+		struct tb_scenario *sc;
+		struct sim_job *j = run_cost(plan_text, cost[k], 0, &plan, &sc);
+
+		if (j) {
+			CHECK_NEAR(j[0].end, 60);
+			CHECK_EQ(j[0].how, SIM_TIMEOUT);
+			CHECK_NEAR(j[1].planned, -1);
+			CHECK_NEAR(j[2].start, 1000);
+			CHECK_NEAR(j[2].planned, 6000);
+			CHECK_NEAR(j[3].start, c_start[k]);
+			CHECK_EQ(j[3].by_backfill, c_backfilled[k]);
+		}
+		sim_plan_free(&plan);
+		tb_scenario_free(sc);
+	}
+}
+
+/* A bad cost is refused by tb-sim's parser; here the library's default:
+ * sim_params_default leaves both at 0 (cycles take no time). */
+void test_sim_bf_cost_default_off(void)
+{
+	struct sim_params p;
+
+	sim_params_default(&p);
+	CHECK_NEAR(p.bf_cost, 0);
+	CHECK_NEAR(p.bf_max_time, 0);
+}
