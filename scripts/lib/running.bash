@@ -102,6 +102,8 @@ up_nodes() {
 # completes, with exit code 0, every batch job it was given whose launch
 # had not begun ("Killing orphan batch"): the first repetitions of
 # nedd-cori-onejob on a fresh cori (docs/results/2026-11-26-nedd.md).
+# After a controller restart (a reconfigure) the restored states are not
+# UNKNOWN although every front end registers again: not seen here.
 up_frontends() {
 	ctld_exec scontrol -o show frontend 2>/dev/null | registered_frontends
 }
