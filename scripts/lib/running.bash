@@ -94,16 +94,16 @@ up_nodes() {
 		awk '$2 ~ /^(idle|alloc|mix|comp|resv|plnd)$/ {n += $1} END {if (NR) print n + 0}'
 }
 
-# Front ends registered with the controller (their State neither UNKNOWN
-# nor DOWN, without the not-responding '*'), or nothing while the
-# controller is silent. In front-end mode the first front end to register
+# Front ends registered with the running controller process (their State
+# neither UNKNOWN nor DOWN, without the not-responding '*', and a
+# SlurmdStartTime: a restarted slurmctld restores the states but not that
+# time, which each front end's registration with it sets), or nothing
+# while the controller is silent. In front-end mode the first front end to register
 # brings every node up (Slurm's validate_nodes_via_front_end), so nodes
 # alone do not say the cluster is ready; a front end that registers later
 # completes, with exit code 0, every batch job it was given whose launch
 # had not begun ("Killing orphan batch"): the first repetitions of
 # nedd-cori-onejob on a fresh cori (docs/results/2026-11-26-nedd.md).
-# After a controller restart (a reconfigure) the restored states are not
-# UNKNOWN although every front end registers again: not seen here.
 up_frontends() {
 	ctld_exec scontrol -o show frontend 2>/dev/null | registered_frontends
 }
@@ -112,9 +112,12 @@ up_frontends() {
 # (nothing for no input).
 registered_frontends() {
 	awk '{
-		s = ""
-		for (i = 1; i <= NF; i++) if ($i ~ /^State=/) s = substr($i, 7)
-		if (s != "" && s !~ /^(UNKNOWN|DOWN)/ && s !~ /\*/) n++
+		s = t = ""
+		for (i = 1; i <= NF; i++) {
+			if ($i ~ /^State=/) s = substr($i, 7)
+			if ($i ~ /^SlurmdStartTime=/) t = substr($i, 17)
+		}
+		if (s != "" && s !~ /^(UNKNOWN|DOWN)/ && s !~ /\*/ && t != "" && t != "Unknown") n++
 	} END { if (NR) print n + 0 }'
 }
 

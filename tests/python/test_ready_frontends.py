@@ -12,9 +12,9 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 LIB = os.path.join(ROOT, "scripts", "lib", "running.bash")
 
 
-def fe(name, state):
+def fe(name, state, started="2026-11-26T23:00:01"):
     return (f"FrontendName={name} State={state} Version=24.11.5 Reason=(null) "
-            "BootTime=2026-11-26T23:00:00 SlurmdStartTime=2026-11-26T23:00:01")
+            f"BootTime=2026-11-26T23:00:00 SlurmdStartTime={started}")
 
 
 def bash(script, stdin=""):
@@ -26,7 +26,9 @@ def bash(script, stdin=""):
 def test_registered_front_ends_are_neither_unknown_down_nor_not_responding():
     lines = "\n".join([fe("fe001", "IDLE"), fe("fe002", "UNKNOWN"), fe("fe003", "ALLOCATED"),
                        fe("fe004", "IDLE*"), fe("fe005", "DOWN*"), fe("fe006", "MIXED"),
-                       fe("fe007", "UNKNOWN*"), fe("fe008", "IDLE+DRAIN")]) + "\n"
+                       fe("fe007", "UNKNOWN*"), fe("fe008", "IDLE+DRAIN"),
+                       # restored by a restarted slurmctld, not registered with it
+                       fe("fe009", "IDLE", "Unknown")]) + "\n"
     r = bash("registered_frontends", lines)
     assert (r.returncode, r.stdout) == (0, "4\n"), r.stderr
     # A silent controller: no count at all, not 0.
@@ -49,7 +51,7 @@ ctld_exec() {
 	local n
 	n=$(($(wc -c <"$looks") + 1)); printf x >>"$looks"
 	if [ "$n" -le "$LATE" ]; then s=UNKNOWN; else s=IDLE; fi
-	printf 'FrontendName=fe001 State=IDLE Version=x\\nFrontendName=fe002 State=%s Version=x\\n' "$s"
+	printf 'FrontendName=fe001 State=IDLE SlurmdStartTime=x\\nFrontendName=fe002 State=%s SlurmdStartTime=x\\n' "$s"
 }
 """
 
