@@ -241,26 +241,35 @@ def test_the_warm_up_repetition_runs_first_in_each_lane_and_changes_no_other_dra
     assert warm[2 + 2].endswith(";dependency=afterany:@r00-miniMD-wait")
 
 
-def row(log_id, fault=""):
-    return {"log_job_id": log_id, "fault": fault, "prefill": int(log_id.endswith("-gpcnet"))}
+def row(log_id, start, end, fault=""):
+    return {"log_job_id": log_id, "start": start, "end": end, "fault": fault,
+            "prefill": int(log_id.endswith("-gpcnet"))}
 
 
-def test_the_table_counts_neither_the_warm_up_nor_a_job_whose_congestor_was_not_launched():
-    # As on the fresh cori (run 20261126T230542Z-log-nedd): congestor
-    # r01-LAMMPS-gpcnet ended by Slurm at 18 s before its script began; its
-    # job started at 74 s with no congestor. HACC's own job was not
-    # launched either.
-    rows = [row("r00-miniMD-gpcnet", "not_launched"), row("r00-miniMD-1-miniMD", "not_launched"),
-            row("r01-miniMD-gpcnet"), row("r01-miniMD-1-miniMD"),
-            row("r01-LAMMPS-gpcnet", "not_launched"), row("r01-LAMMPS-1-LAMMPS"),
-            row("r02-LAMMPS-gpcnet"), row("r02-LAMMPS-1-LAMMPS"),
-            row("r01-HACC-gpcnet", "not_launched"), row("r01-HACC-1-HACC", "not_launched"),
-            row("r01-HPCG-wait"), row("r00-HPCG-1-HPCG")]
+def test_the_table_counts_neither_the_warm_up_nor_a_job_started_after_its_congestor_ended():
+    # As on the fresh cori (run 20261126T230542Z-log-nedd, times in s):
+    # congestor r01-LAMMPS-gpcnet ended by Slurm at 18 before its script
+    # began, its job started at 74 with no congestor; MILC's at 128, its
+    # congestor gone at 57. HACC's own job was not launched either. In
+    # 20261126T231231Z the congestors were ended at 187-190, after their
+    # jobs had started (126-144): those jobs' records saw them whole.
+    rows = [row("r00-miniMD-gpcnet", 0, 20, "not_launched"),
+            row("r00-miniMD-1-miniMD", 30, 60, "not_launched"),
+            row("r01-miniMD-gpcnet", 0, 851), row("r01-miniMD-1-miniMD", 127, 463),
+            row("r01-LAMMPS-gpcnet", 0, 18, "not_launched"), row("r01-LAMMPS-1-LAMMPS", 74, 210),
+            row("r01-MILC-gpcnet", 0, 57, "not_launched"), row("r01-MILC-1-MILC", 128, 309),
+            row("r02-LAMMPS-gpcnet", 151, 1001), row("r02-LAMMPS-1-LAMMPS", 310, 522),
+            row("r01-HACC-gpcnet", 0, 20, "not_launched"),
+            row("r01-HACC-1-HACC", 36, 55, "not_launched"),
+            row("r01-QMCPACK-gpcnet", 0, 188, "not_launched"),
+            row("r01-QMCPACK-1-QMCPACK", 136, 250),
+            row("r01-HPCG-wait", 100, 230), row("r00-HPCG-1-HPCG", 0, 100)]
     keep, out = nedd.count_rows(rows)
-    assert [r["log_job_id"] for r in keep] == ["r01-miniMD-1-miniMD", "r02-LAMMPS-1-LAMMPS"]
-    assert out == 1
-    assert rows[5]["fault"] == "congestor_lost"
-    assert rows[9]["fault"] == "not_launched"
+    assert [r["log_job_id"] for r in keep] == ["r01-miniMD-1-miniMD", "r02-LAMMPS-1-LAMMPS",
+                                               "r01-QMCPACK-1-QMCPACK"]
+    assert out == 2
+    assert rows[5]["fault"] == rows[7]["fault"] == "congestor_lost"
+    assert rows[11]["fault"] == "not_launched"
     assert rows[1]["fault"] == "not_launched"
 
 

@@ -133,14 +133,14 @@ def rep_tag(log_id):
 
 def count_rows(rows):
     """The application jobs the table counts, and how many more it leaves
-    out: the warm-up repetition's (r00), and those whose congestor Slurm
-    ended before its script began (`not_launched`, metrics/jobs.py), so
-    that the job saw no congestor, or one that was gone before its
-    two minutes (after:<congestor>+2 holds once the congestor has
-    ended), as on the fresh cori's first repetitions. Each left-out job
-    gets fault congestor_lost (warm-up jobs keep theirs)."""
-    lost = {rep_tag(r["log_job_id"]) for r in rows
-            if r["log_job_id"].endswith("-gpcnet") and r["fault"]}
+    out: the warm-up repetition's (r00), and those that started once
+    their congestor had ended (after:<congestor>+2 holds at its end): the
+    job's record saw no congestor, or one gone before its two minutes. A
+    congestor outlasts its jobs unless Slurm ended it early, as on the
+    fresh cori's first repetitions (`not_launched`, metrics/jobs.py).
+    Each such job gets fault congestor_lost (warm-up jobs keep theirs)."""
+    lost = {rep_tag(r["log_job_id"]): r["end"] for r in rows
+            if r["log_job_id"].endswith("-gpcnet")}
     keep, out = [], 0
     for r in rows:
         if r["log_job_id"].endswith("-gpcnet") or r["log_job_id"].endswith("-wait"):
@@ -149,7 +149,7 @@ def count_rows(rows):
             continue
         if r["fault"]:
             continue
-        if rep_tag(r["log_job_id"]) in lost:
+        if r["start"] >= lost.get(rep_tag(r["log_job_id"]), math.inf):
             r["fault"] = "congestor_lost"
             out += 1
             continue
@@ -415,9 +415,9 @@ def header_nedd(d, runs):
                  "yet, and the first launches lag most).", ""]
                 if any(x["log_job_id"].startswith(f"r{WARMUP:02d}-")
                        for r in rs for x in getattr(r, "all_rows", r.rows)) else []) + (
-                [f"Left out: {lost} application jobs whose congestor Slurm ended before its "
-                 "script began (`congestor_lost`: the job saw no congestor, or one gone "
-                 "before its two minutes).", ""] if lost else [])
+                [f"Left out: {lost} application jobs that started once their congestor had "
+                 "ended (`congestor_lost`: Slurm ended it early; the job saw no congestor, "
+                 "or one gone before its two minutes).", ""] if lost else [])
 
 
 KIND = Kind("nedd", table_nedd, validate=validate_nedd, plan=plan_nedd, run_key=nedd_key,
