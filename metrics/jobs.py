@@ -147,6 +147,44 @@ def mark_late_launches(rows, run_dir):
     return n
 
 
+# A job Slurm started and ended whose script had not begun by its end
+# (launch.tsv, a run on the virtual clock) was not ended by its script:
+# in front-end mode a front end's registration completes, with exit code
+# 0 (COMPLETED), every running batch job of its own it does not report
+# and that started more than 5 s before ("Killing orphan batch", Slurm
+# 24.11 node_mgr.c validate_nodes_via_front_end): a launch still on its
+# way (5 s are 50 ms of wall time at rate 100). Its sacct times measure
+# that registration, not the policy. Seen on a fresh cori: the first
+# repetitions of nedd-cori-onejob (docs/results/2026-11-26-nedd.md).
+NOT_LAUNCHED = "not_launched"
+
+
+def mark_unlaunched(rows, run_dir):
+    """Sets fault NOT_LAUNCHED on the rows of a run with a launch.tsv whose
+    script has no line there (never began) or began at or after the job's
+    end; returns how many. Without launch.tsv (not the virtual clock, or a
+    run made before it) nothing is known and nothing is marked."""
+    path = os.path.join(run_dir, "launch.tsv")
+    if not os.path.exists(path):
+        return 0
+    lag = {}
+    with open(path, encoding="utf-8") as f:
+        for row in csv.DictReader(f, delimiter="\t"):
+            try:
+                lag[str(row["job_id"])] = float(row["launch_lag_s"])
+            except (KeyError, TypeError, ValueError):
+                continue
+    n = 0
+    for r in rows:
+        if r["fault"] or r["end"] <= r["start"]:
+            continue
+        began = lag.get(str(r["job_id"]))
+        if began is None or r["start"] + began >= r["end"]:
+            r["fault"] = NOT_LAUNCHED
+            n += 1
+    return n
+
+
 def foreign_policy_jobs(rows, policy):
     """{policy: jobs} of the rows whose record names a policy other than
     the run's without a fallback reason (a fallback records default)."""

@@ -16,7 +16,8 @@ import sys
 
 from workloads import faults
 from .compare import compare
-from .jobs import foreign_policy_jobs, JOB_FIELDS, job_rows, mark_late_launches, mark_prefill
+from .jobs import (foreign_policy_jobs, JOB_FIELDS, job_rows, mark_late_launches, mark_prefill,
+                   mark_unlaunched, NOT_LAUNCHED)
 from .measures import (check_isolation, compute_aph, individual_runs, metrics, pauses,
                        policies, reservation_delays, topology_cores)
 from .plots import plot
@@ -30,6 +31,8 @@ def report(run_dir, aph_tool, topology, isolation_tool=None):
     deaths = faults.deaths(run_dir)
     all_rows = job_rows(manifest, sacct, aph, deaths)
     late_launches = mark_late_launches(all_rows, run_dir)
+    # Ended by Slurm before their script began (a front end's registration).
+    unlaunched = mark_unlaunched(all_rows, run_dir)
     cluster_nodes = manifest["cluster_nodes"]
     got = {r["log_job_id"] for r in all_rows}
     missing = [x for x in planned if x not in got]
@@ -56,6 +59,8 @@ def report(run_dir, aph_tool, topology, isolation_tool=None):
     m["requeued_jobs"] = sum(1 for r in all_rows if r["fault"] == "requeued")
     m["late_launch_jobs"] = sum(1 for r in workload if r["fault"] == "late_launch")
     m["late_launch_all_jobs"] = late_launches
+    m["not_launched_jobs"] = sum(1 for r in workload if r["fault"] == NOT_LAUNCHED)
+    m["not_launched_all_jobs"] = unlaunched
     m["damaged"] = bool(m["fault_jobs"] or deaths)
     # Log jobs counted by their rerun (RERUN_FAULTED=1), not the faulted job.
     m["rerun_jobs"] = sum(1 for r in all_rows if r["attempt"])

@@ -94,7 +94,9 @@ def summary_md(manifest, m, plots, missing):
                 f"(faults.jsonl); {m['fault_jobs']} jobs hit by a fault (NODE_FAIL, "
                 "requeued, TIMEOUT, cancelled when their front end died, or launched "
                 f"more than {LATE_LAUNCH_S:g} s after their own end: `late_launch`, "
-                f"{m.get('late_launch_jobs', 0)} of them; the `fault` "
+                f"{m.get('late_launch_jobs', 0)} of them; or ended by Slurm before "
+                "their script began, at a front end's registration: `not_launched`, "
+                f"{m.get('not_launched_jobs', 0)} of them; the `fault` "
                 "column of jobs.csv) are left out of every metric below." + again, ""]
         if m.get("requeued_jobs") and not m["fault_events"]:
             out += [f"**Requeued without a fault:** Slurm requeued {m['requeued_jobs']} "

@@ -60,6 +60,9 @@ cmd_up() {
 	else
 		verify_policy "$name" "$since"
 	fi
+	# After a reconfigure, the restarted controller's front ends: the
+	# first wait may have seen the old process (the restart comes late).
+	[ "$before" = "$after" ] || wait_ready "$name"
 	local took=$((SECONDS - t0)) memory
 	memory=$(memory_in_use)
 	summary "$name" "$memory"

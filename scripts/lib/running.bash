@@ -94,6 +94,33 @@ up_nodes() {
 		awk '$2 ~ /^(idle|alloc|mix|comp|resv|plnd)$/ {n += $1} END {if (NR) print n + 0}'
 }
 
+# Front ends registered with the running controller process (their State
+# neither UNKNOWN nor DOWN, without the not-responding '*', and a
+# SlurmdStartTime: a restarted slurmctld restores the states but not that
+# time, which each front end's registration with it sets), or nothing
+# while the controller is silent. In front-end mode the first front end to register
+# brings every node up (Slurm's validate_nodes_via_front_end), so nodes
+# alone do not say the cluster is ready; a front end that registers later
+# completes, with exit code 0, every batch job it was given whose launch
+# had not begun ("Killing orphan batch"): the first repetitions of
+# nedd-cori-onejob on a fresh cori (docs/results/2026-11-26-nedd.md).
+up_frontends() {
+	ctld_exec scontrol -o show frontend 2>/dev/null | registered_frontends
+}
+
+# scontrol -o show frontend's lines in, the count of registered ones out
+# (nothing for no input).
+registered_frontends() {
+	awk '{
+		s = t = ""
+		for (i = 1; i <= NF; i++) {
+			if ($i ~ /^State=/) s = substr($i, 7)
+			if ($i ~ /^SlurmdStartTime=/) t = substr($i, 17)
+		}
+		if (s != "" && s !~ /^(UNKNOWN|DOWN)/ && s !~ /\*/ && t != "" && t != "Unknown") n++
+	} END { if (NR) print n + 0 }'
+}
+
 # Names every stopped container with the end of its log, then fails.
 check_alive() {
 	local dead
@@ -121,15 +148,23 @@ check_alive() {
 }
 
 wait_ready() {
-	local name=$1 nodes up start=$SECONDS
+	local name=$1 nodes up start=$SECONDS fes fe_up
 	nodes=$(cluster_var "$name" NODES)
+	fes=$(cluster_var "$name" FRONTENDS)
 	while :; do
 		up=$(up_nodes || true)
-		[ "${up:-0}" -ge "$nodes" ] && break
+		# Every front end too: nodes are all up once one has registered.
+		fe_up=$fes
+		[ "${up:-0}" -lt "$nodes" ] || [ -z "$fes" ] || fe_up=$(up_frontends || true)
+		[ "${up:-0}" -ge "$nodes" ] && [ "${fe_up:-0}" -ge "${fes:-0}" ] && break
 		check_alive
 		[ $((SECONDS - start)) -lt "$READY_TIMEOUT" ] ||
-			die "$((SECONDS - start)) s and only ${up:-0}/$nodes nodes are up; see 'make logs'"
-		progress "  waiting for nodes: ${up:-0}/$nodes up ($((SECONDS - start)) s)"
+			die "$((SECONDS - start)) s and only ${up:-0}/$nodes nodes are up and ${fe_up:-0}/$fes front ends registered; see 'make logs'"
+		if [ "${up:-0}" -ge "$nodes" ]; then
+			progress "  waiting for front ends: ${fe_up:-0}/$fes registered ($((SECONDS - start)) s)"
+		else
+			progress "  waiting for nodes: ${up:-0}/$nodes up ($((SECONDS - start)) s)"
+		fi
 		sleep 1
 	done
 	progress_done

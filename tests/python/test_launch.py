@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from metrics.jobs import mark_late_launches
+from metrics.jobs import mark_late_launches, mark_unlaunched, NOT_LAUNCHED
 from workloads import launch
 from workloads.replay.pacing import due_soon
 
@@ -160,3 +160,30 @@ def test_the_report_flags_jobs_that_ended_more_than_60_s_late_because_of_their_l
     assert mark_late_launches(rows, str(tmp_path)) == 1
     assert [r["fault"] for r in rows] == ["late_launch", "", "requeued", ""]
     assert mark_late_launches(rows, str(tmp_path / "none")) == 0
+
+
+def test_a_job_slurm_ended_before_its_script_began_is_not_launched(tmp_path):
+    # Slurm ids, times and lags of the fresh-cori run 20261126T231231Z-log-
+    # fewer-router (nedd-cori-onejob): congestor 1 and application 22
+    # never began their script, congestor 61 began it 1.6 s after Slurm
+    # had ended it (a front end's registration: "Killing orphan batch");
+    # 43 and 4 ran their scripts.
+    (tmp_path / "launch.tsv").write_text(
+        "log_id\tjob_id\tlaunch_lag_s\tlate_s\n"
+        "r01-HACC-gpcnet\t61\t188.596\t0.000\n"
+        "r02-MILC-gpcnet\t43\t1.216\t0.000\n"
+        "r02-miniMD-1-miniMD\t4\t7.099\t0.000\n")
+    rows = [{"job_id": 1, "start": -0.473, "end": 187.527, "fault": ""},
+            {"job_id": 61, "start": -0.473, "end": 186.527, "fault": ""},
+            {"job_id": 22, "start": 130.527, "end": 187.527, "fault": ""},
+            {"job_id": 43, "start": 188.527, "end": 1040.527, "fault": ""},
+            {"job_id": 4, "start": 396.527, "end": 742.527, "fault": ""},
+            # another fault stays; a job that never ran is not judged
+            {"job_id": 9, "start": 10.0, "end": 20.0, "fault": "requeued"},
+            {"job_id": 8, "start": 30.0, "end": 30.0, "fault": ""}]
+    assert mark_unlaunched(rows, str(tmp_path)) == 3
+    assert [r["fault"] for r in rows] == [NOT_LAUNCHED] * 3 + ["", "", "requeued", ""]
+    # Without launch.tsv (not the virtual clock) nothing is known.
+    fresh = [{"job_id": 1, "start": 0.0, "end": 5.0, "fault": ""}]
+    assert mark_unlaunched(fresh, str(tmp_path / "none")) == 0
+    assert fresh[0]["fault"] == ""

@@ -209,3 +209,74 @@ def test_table_of_pairs_gives_measured_and_modelled_means_and_statements():
     assert ("- miniMD then QMCPACK, modelled: best for miniMD NeDD, for QMCPACK NeDD; NeDD "
             "against the best: miniMD +0.0 %, QMCPACK +0.0 %; miniMD against Fewer-Router "
             "34.4 % better") in md
+
+
+def test_the_warm_up_repetition_runs_first_in_each_lane_and_changes_no_other_draw(tmp_path):
+    plain = nedd_jobs.job_list(topo(), [("miniMD",), ("HPCG",)], 2, (12, 4, 3), 100, True, 0)
+    warm = nedd_jobs.job_list(topo(), [("miniMD",), ("HPCG",)], 2, (12, 4, 3), 100, True, 0,
+                              warmup=True)
+    path = tmp_path / "w.jobs"
+    path.write_text("\n".join(warm) + "\n")
+    jobs = logs.read(str(path)).jobs
+    by = {j.log_id: j for j in jobs}
+    assert [j.log_id for j in jobs][:4] == ["r00-miniMD-gpcnet", "r00-miniMD-1-miniMD",
+                                            "r01-miniMD-gpcnet", "r01-miniMD-1-miniMD"]
+    assert len(jobs) == 12
+    # r01 waits for the warm-up's jobs as r02 for r01's.
+    assert ";" not in by["r00-miniMD-gpcnet"].placement
+    assert by["r00-miniMD-1-miniMD"].placement.endswith(
+        ";dependency=after:@r00-miniMD-gpcnet+2")
+    assert by["r01-miniMD-gpcnet"].placement.endswith(
+        ";dependency=afterany:@r00-miniMD-gpcnet:@r00-miniMD-1-miniMD")
+    # The repetitions that count draw their congestors as without it.
+    def drawn(lines):
+        return [x.split()[-1].split(";")[0] for x in lines[2:]
+                if "-gpcnet " in x and not x.startswith("r00-")]
+    assert drawn(warm) == drawn(plain)
+    assert by["r00-miniMD-gpcnet"].placement != by["r01-miniMD-gpcnet"].placement.split(";")[0]
+    # Without the congestor too.
+    warm = nedd_jobs.job_list(topo(), [("miniMD",)], 1, (12, 4, 3), 100, False, 0, warmup=True)
+    assert [x.split()[0] for x in warm[2:]] == ["r00-miniMD-1-miniMD", "r00-miniMD-wait",
+                                                "r01-miniMD-1-miniMD", "r01-miniMD-wait"]
+    assert warm[2 + 2].endswith(";dependency=afterany:@r00-miniMD-wait")
+
+
+def row(log_id, start, end, fault=""):
+    return {"log_job_id": log_id, "start": start, "end": end, "fault": fault,
+            "prefill": int(log_id.endswith("-gpcnet"))}
+
+
+def test_the_table_counts_neither_the_warm_up_nor_a_job_started_after_its_congestor_ended():
+    # As on the fresh cori (run 20261126T230542Z-log-nedd, times in s):
+    # congestor r01-LAMMPS-gpcnet ended by Slurm at 18 before its script
+    # began, its job started at 74 with no congestor; MILC's at 128, its
+    # congestor gone at 57. HACC's own job was not launched either. In
+    # 20261126T231231Z the congestors were ended at 187-190, after their
+    # jobs had started (126-144): those jobs' records saw them whole.
+    rows = [row("r00-miniMD-gpcnet", 0, 20, "not_launched"),
+            row("r00-miniMD-1-miniMD", 30, 60, "not_launched"),
+            row("r01-miniMD-gpcnet", 0, 851), row("r01-miniMD-1-miniMD", 127, 463),
+            row("r01-LAMMPS-gpcnet", 0, 18, "not_launched"), row("r01-LAMMPS-1-LAMMPS", 74, 210),
+            row("r01-MILC-gpcnet", 0, 57, "not_launched"), row("r01-MILC-1-MILC", 128, 309),
+            row("r02-LAMMPS-gpcnet", 151, 1001), row("r02-LAMMPS-1-LAMMPS", 310, 522),
+            row("r01-HACC-gpcnet", 0, 20, "not_launched"),
+            row("r01-HACC-1-HACC", 36, 55, "not_launched"),
+            row("r01-QMCPACK-gpcnet", 0, 188, "not_launched"),
+            row("r01-QMCPACK-1-QMCPACK", 136, 250),
+            row("r01-HPCG-wait", 100, 230), row("r00-HPCG-1-HPCG", 0, 100)]
+    keep, out = nedd.count_rows(rows)
+    assert [r["log_job_id"] for r in keep] == ["r01-miniMD-1-miniMD", "r02-LAMMPS-1-LAMMPS",
+                                               "r01-QMCPACK-1-QMCPACK"]
+    assert out == 2
+    assert rows[5]["fault"] == rows[7]["fault"] == "congestor_lost"
+    assert rows[11]["fault"] == "not_launched"
+    assert rows[1]["fault"] == "not_launched"
+
+
+def test_warmup_is_one_or_zero():
+    d = definition(["miniMD"], ["nedd", "random"])
+    d.no_congestor, d.warmup = ["fewer-router"], ["2"]
+    with pytest.raises(ExperimentError, match="warmup '2': expected 1"):
+        nedd.validate_nedd(d, "")
+    d.warmup = ["0"]
+    nedd.validate_nedd(d, "")

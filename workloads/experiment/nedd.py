@@ -13,6 +13,9 @@ its own word lists:
                of the congestor, of each application job (L104: 201 64 32)
   base_runtime T0 of every application job, seconds
   no_congestor the strategy of the No-Congestor runs (L118: fewer-router)
+  warmup       1 (default): every lane first runs a warm-up repetition
+               r00, counted in no figure (the fresh cluster's first jobs,
+               nedd_jobs.WARMUP); 0: none
 Each policy runs once per layout with the congestor, and no_congestor once
 without it (workloads/experiment/nedd_jobs.py writes each run's job list).
 Paper figures: paper.<metric>.<layout or *>.<app, or sensitive>.<policy>
@@ -27,7 +30,7 @@ import statistics
 
 from .errors import ExperimentError
 from .kind import Kind
-from .nedd_jobs import LAYOUTS, list_facts, write_list
+from .nedd_jobs import LAYOUTS, list_facts, WARMUP, write_list
 from .tables import fmt, pace_text
 
 # The paper's names (L112-118).
@@ -73,6 +76,9 @@ def validate_nedd(d, where):
     if not 0 < t0 < 1e6:
         raise ExperimentError(f"{where}base_runtime '{' '.join(d.base_runtime)}': expected "
                               "one number of seconds above 0")
+    if d.warmup not in (["0"], ["1"]):
+        raise ExperimentError(f"{where}warmup '{' '.join(d.warmup)}': expected 1 (a warm-up "
+                              "repetition r00 in every lane, not counted) or 0")
     if len(d.no_congestor) != 1 or d.no_congestor[0] not in NAMES:
         raise ExperimentError(f"{where}no_congestor '{' '.join(d.no_congestor)}': expected "
                               "one NeDD strategy")
@@ -104,7 +110,7 @@ def plan_nedd(d):
         for policy, cong in [(d.no_congestor[0], False)] + [(p, True) for p in d.policies]:
             path = write_list(d.cluster_of(log), d.name, log, n_items, int(d.reps[0]),
                               setup(d), float(d.base_runtime[0]), cong,
-                              params.get("SEED", "0"))
+                              params.get("SEED", "0"), d.warmup == ["1"])
             with open(path, encoding="utf-8") as f:
                 jobs = sum(1 for line in f if line[:1] not in "#J")
             runs.append({"log": path, "cluster": d.cluster_of(log), "pattern": d.patterns[0],
@@ -118,6 +124,49 @@ def nedd_key(d, r):
         raise ExperimentError(f"{r.dir}: log '{r.log}' is not a NeDD job list")
     layout, cong = facts
     return (layout, r.policy if cong else NO_CONGESTOR)
+
+
+def rep_tag(log_id):
+    """r<rep>-<item> of a job of the lists (its congestor is <tag>-gpcnet)."""
+    return "-".join(log_id.split("-")[:2])
+
+
+def count_rows(rows):
+    """The application jobs the table counts, and how many more it leaves
+    out: the warm-up repetition's (r00), and those that started once
+    their congestor had ended (after:<congestor>+2 holds at its end): the
+    job's record saw no congestor, or one gone before its two minutes. A
+    congestor outlasts its jobs unless Slurm ended it early, as on the
+    fresh cori's first repetitions (`not_launched`, metrics/jobs.py).
+    Each such job gets fault congestor_lost (warm-up jobs keep theirs)."""
+    lost = {rep_tag(r["log_job_id"]): r["end"] for r in rows
+            if r["log_job_id"].endswith("-gpcnet")}
+    keep, out = [], 0
+    for r in rows:
+        if r["log_job_id"].endswith("-gpcnet") or r["log_job_id"].endswith("-wait"):
+            continue
+        if r["log_job_id"].startswith(f"r{WARMUP:02d}-"):
+            continue
+        if r["fault"]:
+            continue
+        if r["start"] >= lost.get(rep_tag(r["log_job_id"]), math.inf):
+            r["fault"] = "congestor_lost"
+            out += 1
+            continue
+        keep.append(r)
+    return keep, out
+
+
+def load_nedd(run_dir):
+    """A finished run as results.Run reads it, less the jobs count_rows
+    leaves out (the damaged ones in the header's count)."""
+    from .results import Run  # results imports the kinds
+    r = Run(run_dir)
+    r.rows, _ = count_rows(r.all_rows)
+    # The warm-up's are no damage: it is there to take it.
+    r.fault_jobs = sum(1 for x in r.all_rows if x["fault"] and not x.get("prefill")
+                       and not x["log_job_id"].startswith(f"r{WARMUP:02d}-"))
+    return r
 
 
 def job_app(row):
@@ -357,12 +406,23 @@ def table_two(d, t, layout, its, keys, stats):
 def header_nedd(d, runs):
     rs = sorted(runs.values(), key=lambda r: r.run_id)
     m = rs[0].manifest
+    lost = sum(1 for r in rs for x in getattr(r, "all_rows", [])
+               if x["fault"] == "congestor_lost")
     return [f"Ours: {len(rs)} runs on {m['cluster']} (one per strategy and layout, and "
-            f"No-Congestor), {pace_text(m)}, seed {m['seed']}, git {m.get('git_revision', '?')}. Paper: {d.citation}.", ""]
+            f"No-Congestor), {pace_text(m)}, seed {m['seed']}, git {m.get('git_revision', '?')}. Paper: {d.citation}.", ""] + (
+                ["Warm-up: every lane first ran repetition r00, counted in no figure (on a "
+                 "fresh cluster the first jobs meet front ends that have not registered "
+                 "yet, and the first launches lag most).", ""]
+                if any(x["log_job_id"].startswith(f"r{WARMUP:02d}-")
+                       for r in rs for x in getattr(r, "all_rows", r.rows)) else []) + (
+                [f"Left out: {lost} application jobs that started once their congestor had "
+                 "ended (`congestor_lost`: Slurm ended it early; the job saw no congestor, "
+                 "or one gone before its two minutes).", ""] if lost else [])
 
 
 KIND = Kind("nedd", table_nedd, validate=validate_nedd, plan=plan_nedd, run_key=nedd_key,
-            header=header_nedd, skipped=lambda d, runs: [],
+            header=header_nedd, skipped=lambda d, runs: [], load=load_nedd,
             lists={"apps": [], "reps": ["10"], "setup": ["201", "64", "32"],
-                   "base_runtime": ["100"], "no_congestor": ["fewer-router"]},
+                   "base_runtime": ["100"], "no_congestor": ["fewer-router"],
+                   "warmup": ["1"]},
             default_patterns=["rd"])

@@ -42,6 +42,13 @@ LEAD_S = 180
 LIMIT_FACTOR = 7
 # No-Congestor's wait between repetitions: the window and a margin.
 WAIT_S = 130
+# The warm-up repetition's number (r00): run first in every lane, like the
+# others, and counted in no figure (nedd.py). On a fresh cluster the first
+# jobs meet front ends that have not registered yet: Slurm completes a
+# job whose launch had not begun when its front end registers (exit 0,
+# "Killing orphan batch"), and the first launches and completions lag
+# most (docs/results/2026-11-26-nedd.md, "The first repetition").
+WARMUP = 0
 
 
 def hostlist(names):
@@ -108,10 +115,12 @@ def lanes(topo, n_lanes, n):
     return usable[:n_lanes], [x["name"] for x in nodes]
 
 
-def job_list(topo, items, reps, setup, t0, congestor, seed):
+def job_list(topo, items, reps, setup, t0, congestor, seed, warmup=False):
     """The jobs: per repetition and item (an application, or a pair run
     one after the other), in its lane. setup = (N, C, M). Returns the
-    lines of the nedd format.
+    lines of the nedd format. warmup: each lane first runs repetition
+    r00 (WARMUP), its congestor drawn apart so that r01.. draw as without
+    it; the table counts it in no figure.
 
     With the congestor the timing is Slurm's, by dependencies, so that a
     driver or a launch lagging behind (a loaded machine at a high clock
@@ -132,7 +141,7 @@ def job_list(topo, items, reps, setup, t0, congestor, seed):
     lane_nodes, all_nodes = lanes(topo, len(items), n)
     lines = ["# nedd-jobs (workloads/experiment/nedd_jobs.py): "
              f"N={n} C={c} M={m} T0={t0:g} reps={reps} congestor={int(congestor)} "
-             f"seed={seed}",
+             f"seed={seed}" + (" warmup=r00" if warmup else ""),
              "Job_name Submit Runtime Nodes Requested App Prefill Placement"]
     jobs = []
     for k, item in enumerate(items):
@@ -143,11 +152,12 @@ def job_list(topo, items, reps, setup, t0, congestor, seed):
         keep = set(others)
         exclude = "exclude=" + hostlist([x for x in all_nodes if x not in keep])
         before = []
-        for rep in range(reps):
+        for rep in ([WARMUP - 1] if warmup else []) + list(range(reps)):
             tag = f"r{rep + 1:02d}-{'_'.join(item)}"
             names = [f"{tag}-{j + 1}-{app}" for j, app in enumerate(item)]
             if congestor:
-                rng = random.Random(f"nedd:{seed}:{rep}:{'+'.join(item)}")
+                rng = random.Random(f"nedd:{seed}:{rep}:{'+'.join(item)}" if rep >= 0 else
+                                    f"nedd:{seed}:warmup:{'+'.join(item)}")
                 chosen = sorted(rng.sample(others, c))
                 after = (";dependency=afterany:" + ":".join("@" + x for x in before)
                          if before else "")
@@ -175,12 +185,13 @@ def job_list(topo, items, reps, setup, t0, congestor, seed):
     return lines + [x for _, x in sorted(jobs, key=lambda j: j[0])]
 
 
-def write_list(cluster, name, layout, items, reps, setup, t0, congestor, seed):
+def write_list(cluster, name, layout, items, reps, setup, t0, congestor, seed, warmup=False):
     """The job list's file under build/nedd-lists/, named by its content (the
     table reads the layout and the congestor from the name)."""
     if layout not in LAYOUTS:
         raise ExperimentError(f"layout '{layout}': expected one of {' '.join(LAYOUTS)}")
-    lines = job_list(cluster_topology(cluster), items, reps, setup, t0, congestor, seed)
+    lines = job_list(cluster_topology(cluster), items, reps, setup, t0, congestor, seed,
+                     warmup)
     text = "\n".join(lines) + "\n"
     sha = hashlib.sha256(text.encode()).hexdigest()[:8]
     out = os.path.join(ROOT, "build", "nedd-lists")

@@ -8,7 +8,8 @@ import csv
 import io
 import os
 
-from metrics.jobs import foreign_policy_jobs, job_rows, mark_late_launches, mark_prefill
+from metrics.jobs import (foreign_policy_jobs, job_rows, mark_late_launches, mark_prefill,
+                          mark_unlaunched)
 from metrics.measures import metrics, pauses
 from metrics.run_dir import ReportError, load_run, prefill_ids
 from workloads import faults
@@ -37,7 +38,12 @@ class Run:
         # As make report: a job launched after its own end is the
         # emulator's artefact, flagged late_launch and left out.
         mark_late_launches(rows, run_dir)
+        # And one Slurm ended before its script began (`not_launched`).
+        mark_unlaunched(rows, run_dir)
         workload = mark_prefill(rows, prefill_ids(run_dir))
+        # Every row, the first set's and the faulted ones too (a kind may
+        # judge a job by another's fate: NeDD's by its congestor's).
+        self.all_rows = rows
         self.rows = [r for r in workload if not r["fault"]]
         self.fault_jobs = len(workload) - len(self.rows)
         self.rerun_jobs = sum(1 for r in rows if r["attempt"])
@@ -120,7 +126,8 @@ def header_md(d, runs, meta):
                if r.fault_jobs]
     if damaged:
         out += ["- **damaged runs**, jobs hit by a fault or launched after their own "
-                "end (`late_launch`) left out of their figures "
+                "end (`late_launch`) or ended by Slurm before their script began "
+                "(`not_launched`: a front end's registration) left out of their figures "
                 f"(`make replay RESUME=<run-id> RERUN_FAULTED=1` runs them again): "
                 f"{', '.join(damaged)}"]
     rerun = [f"{r.run_id} ({r.rerun_jobs})" for r in sorted(runs.values(), key=lambda r: r.run_id)
