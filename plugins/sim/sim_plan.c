@@ -339,6 +339,7 @@ void sim_plan_free(struct sim_plan *p)
 		tb_matrix_free(p->jobs[i].matrix);
 		free(p->jobs[i].fixed);
 		free(p->jobs[i].alloc);
+		free(p->jobs[i].costed);
 	}
 	free(p->jobs);
 	p->jobs = NULL;
