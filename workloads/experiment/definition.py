@@ -31,7 +31,7 @@ from workloads.registry import RegistryError, policy_names
 from workloads.replay.plan import PATTERNS
 from .errors import check_names, ExperimentError
 from .kinds import DEFAULT, KINDS, kind_of, list_keys
-from .readings import parse_reading
+from .reading_words import parse_reading
 
 
 # The repository: the clone this package is in.
