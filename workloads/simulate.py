@@ -61,6 +61,9 @@ def extra_args(ap):
                     help="log s every job runs past its runtime (the emulation's lag; SIM_LAG)")
     ap.add_argument("--bf-cost", type=float, default=0.0,
                     help="log s one tested job costs a backfill cycle (SIM_BF_COST; 0: none)")
+    ap.add_argument("--costs", default="",
+                    help="policies whose same-state cost each job's record also gives, "
+                         "as the plugin's cost_<policy> (SIM_COSTS)")
 
 
 # Slurm 24.11's largest bf_max_time (generate.py's BF_MAX_TIME_MAX).
@@ -144,6 +147,13 @@ def admin_comment(row, plan_entry):
         parts.append(f"cost_{row['policy']}={row['cost']}")
     if row["denominator"] not in ("default", row["policy"]):
         parts.append(f"cost_{row['denominator']}={row['cost_denominator']}")
+    # The policies asked for (SIM_COSTS), each once, as the plugin's
+    # cost_<policy>: what the same-state tables read.
+    named = {p.split("=", 1)[0] for p in parts}
+    for kv in filter(None, (row.get("costs") or "").split(",")):
+        name, _, value = kv.partition("=")
+        if name != "default" and f"cost_{name}" not in named:
+            parts.append(f"cost_{name}={value}")
     parts += [f"denominator={row['denominator']}",
               f"runtime_base={row['runtime_base']}", f"runtime_scaled={row['runtime_scaled']}"]
     if row["runtime_fallback"]:
@@ -263,6 +273,9 @@ def run_sim(tool, run_dir, args, manifest, matrices):
     words = args.options.replace(",", " ").strip()
     if words:
         cmd += ["--options", words]
+    costs = ",".join(getattr(args, "costs", "").replace(",", " ").split())
+    if costs:
+        cmd += ["--costs", costs]
     t = time.monotonic()
     try:
         r = subprocess.run(cmd, capture_output=True, text=True, check=False)

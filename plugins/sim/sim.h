@@ -77,6 +77,8 @@ struct sim_job {
 	const char *fallback;	/* why the policy's choice did not stand */
 	double cost, cost_default, cost_denominator;
 	double hop_bytes, hop_bytes_default;
+	double *costed;		/* sim_params.costed's costs (NaN: not
+				 * placed), or NULL (no record) */
 	double runtime_scaled;
 	enum tb_runtime_fallback runtime_why;
 	double planned;		/* first start backfill planned, or -1 */
@@ -113,6 +115,14 @@ struct sim_params {
 	 * its end, on a change after its end (backfill.c's _more_work). */
 	double bf_cost;
 	double bf_max_time;
+	/* Ours: the policies whose own choice's Eq. 6 cost is also recorded
+	 * at every start, on the same snapshot (sim_job.costed, in this
+	 * order), as the plugin records cost_<policy> of every policy in the
+	 * job's AdminComment: what the same-state tables (Figure 8, Table 4's
+	 * "same state") read. The plugin costs all; the twin only those asked
+	 * for (--costs, SIM_COSTS), each one costs an allocation per job. */
+	enum tb_policy costed[TB_POLICY_COUNT];
+	int n_costed;
 };
 
 /* slurm.conf's values (generate.py): bf_interval=1, bf_resolution=1,

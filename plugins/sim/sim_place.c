@@ -11,7 +11,9 @@
  *   job with a node list (INDIVIDUAL's occupying jobs) gets those nodes
  *   and no record, as the plugin returns tree's eval for it;
  *   the record at the start: the costs of the policy's, default's and the
- *   denominator's choices on that snapshot, hop-bytes with a matrix, and
+ *   denominator's choices on that snapshot (and of the policies asked for,
+ *   sim_params.costed, as the plugin's cost_<policy>), hop-bytes with a
+ *   matrix, and
  *   the runtime from the library's model (TreeMatch's law for the matrix
  *   policies with a matrix, Eq. 7 otherwise).
  */
@@ -247,6 +249,36 @@ static void cost_of(struct sim *s, struct sim_job *j, enum tb_policy q,
 					  j->nodes);
 }
 
+/* The costs of the policies asked for (sim_params.costed) on the same
+ * snapshot, each its own choice's, as _record's cost_<policy>: the ones
+ * the record has already are taken from it. */
+static int record_costed(struct sim *s, struct sim_job *j,
+			 enum tb_policy denom)
+{
+	const struct sim_params *p = s->p;
+	double hop;
+
+	if (p->n_costed <= 0)
+		return 0;
+	free(j->costed);
+	j->costed = malloc(sizeof(double) * (size_t)p->n_costed);
+	if (!j->costed)
+		return -1;
+	for (int k = 0; k < p->n_costed; k++) {
+		enum tb_policy q = p->costed[k];
+
+		if (q == j->used)
+			j->costed[k] = j->cost;
+		else if (q == TB_POLICY_DEFAULT)
+			j->costed[k] = j->cost_default;
+		else if (q == denom)
+			j->costed[k] = j->cost_denominator;
+		else
+			cost_of(s, j, q, &j->costed[k], &hop);
+	}
+	return 0;
+}
+
 int sim_record(struct sim *s, struct sim_job *j, const struct sim_bits *free)
 {
 	enum tb_policy denom = tb_denominator_policy(&s->p->opts);
@@ -285,5 +317,5 @@ int sim_record(struct sim *s, struct sim_job *j, const struct sim_bits *free)
 			j->used, &j->job, j->matrix != NULL, j->runtime,
 			j->job.comm_fraction, &rc, &j->runtime_why);
 	}
-	return 0;
+	return record_costed(s, j, denom);
 }

@@ -366,6 +366,7 @@ void sim_plan_free(struct sim_plan *p)
 		free(p->jobs[i].alloc);
 		free(p->jobs[i].on);
 		free(p->jobs[i].on_cores);
+		free(p->jobs[i].costed);
 	}
 	free(p->jobs);
 	p->jobs = NULL;

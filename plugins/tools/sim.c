@@ -8,7 +8,8 @@
  *          [--speedup S] [--policy p] [--options "<words>"]
  *          [--backfill slurm|easy|none] [--bf-interval s] [--bf-window s]
  *          [--bf-resolution s] [--bf-max-job-test n] [--queue-depth n]
- *          [--lag s] [--bf-cost s] [--bf-max-time s] [--out file]
+ *          [--lag s] [--bf-cost s] [--bf-max-time s]
+ *          [--costs p1,p2,...] [--out file]
  *
  * --tick: eligible times rounded to this many log seconds (Slurm's clock's
  * whole second: SPEEDUP under CLOCK=scaled; 0, none, by default). The
@@ -19,6 +20,8 @@
  * emulated slurmctld's CPU per test times the clock's rate; 0, a cycle
  * taking no time, by default); --bf-max-time: Slurm's bf_max_time in log
  * seconds, which cuts such a cycle (0: none). docs/simulator.md.
+ * --costs: policies whose own choice's cost is recorded at every start on
+ * the same state, as the plugin's cost_<policy> (the "costs" column).
  * --speedup: the plan's log seconds per Slurm second (its limits are
  * Slurm minutes): 1 for a virtual-clock plan (the default). On stderr, one
  * line: jobs, makespan, the run's CPU time.
@@ -44,7 +47,38 @@ static void usage(void)
 		"              [--bf-max-job-test <n>] [--queue-depth <n>] "
 		"[--tick <s>] [--lag <s>]\n"
 		"              [--bf-cost <s>] [--bf-max-time <s>] "
-		"[--out <file>]\n");
+		"[--costs <p1,p2,...>] [--out <file>]\n");
+}
+
+/* --costs: policy names, ',' between them, each once. */
+static int costed(const char *v, struct sim_params *p)
+{
+	char buf[1024], *save = NULL;
+
+	if (strlen(v) >= sizeof(buf)) {
+		fprintf(stderr, "tb-sim: --costs: too long\n");
+		return -1;
+	}
+	strcpy(buf, v);
+	p->n_costed = 0;
+	for (char *w = strtok_r(buf, ",", &save); w;
+	     w = strtok_r(NULL, ",", &save)) {
+		enum tb_policy q;
+
+		if (tb_policy_parse(w, &q)) {
+			fprintf(stderr, "tb-sim: --costs '%s': unknown policy "
+				"(tb-alloc --list-policies)\n", w);
+			return -1;
+		}
+		for (int k = 0; k < p->n_costed; k++)
+			if (p->costed[k] == q) {
+				fprintf(stderr, "tb-sim: --costs: '%s' named "
+					"twice\n", w);
+				return -1;
+			}
+		p->costed[p->n_costed++] = q;
+	}
+	return 0;
 }
 
 static int num(const char *opt, const char *v, double lo, double *out)
@@ -119,6 +153,9 @@ int main(int argc, char **argv)
 			}
 		} else if (!strcmp(a, "--tick")) {
 			if (num(a, v, 0, &tick))
+				return 2;
+		} else if (!strcmp(a, "--costs")) {
+			if (costed(v, &p))
 				return 2;
 		} else if (!strcmp(a, "--lag")) {
 			if (num(a, v, 0, &p.lag))

@@ -33,6 +33,7 @@ cmd_simulate() {
 	[ -z "${OPTIONS:-}" ] || args+=(--options "$OPTIONS")
 	[ -z "${SIM_LAG:-}" ] || args+=(--lag "$SIM_LAG")
 	[ -z "${SIM_BF_COST:-}" ] || args+=(--bf-cost "$SIM_BF_COST")
+	[ -z "${SIM_COSTS:-}" ] || args+=(--costs "$SIM_COSTS")
 	mkdir -p "$RESULTS_DIR" 2>/dev/null || die "RESULTS_DIR=$RESULTS_DIR: cannot create the directory"
 	build_tools
 	in_tools python3 -m workloads.simulate "${args[@]}"

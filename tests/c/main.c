@@ -98,6 +98,7 @@ static const struct tb_test tb_tests[] = {
 	T(test_sim_isolated_waits),
 	T(test_sim_choice_is_make_allocs),
 	T(test_sim_runtime_is_eq7),
+	T(test_sim_costed_same_state),
 	T(test_sim_plan_errors),
 	T(test_sim_cores_schedule),
 	T(test_sim_cores_backfill_over_nodes),

@@ -206,3 +206,39 @@ def test_sim_bf_cost_reaches_the_twin_and_the_manifest(log, tmp_path, capsys):
         sim = json.load(f)["sim"]
     assert sim["bf_cost_s"] == 3
     assert "--bf-cost 3 --bf-max-time 1000" in sim["command"]
+
+
+def test_sim_costs_give_every_named_policys_same_state_cost_as_the_plugins_record(log, tmp_path):
+    """SIM_COSTS (--costs): each recorded job's AdminComment carries
+    cost_<policy> of every policy named, once, from the twin's costs column,
+    as the plugin's record does for every policy; what the same-state
+    tables (Figure 8, Table 4) read. Without it, only the run's own."""
+    def run(extra, results):
+        assert simulate.main(["--cluster", "tiny", "--log", log, "--policy", "default1905",
+                              "--root", ROOT, "--results", str(results), "--comm", "1"]
+                             + extra) == 0
+        (run_id,) = os.listdir(results)
+        run_dir = str(results / run_id)
+        with open(os.path.join(run_dir, "sim.tsv")) as f:
+            rows = {r["log_id"]: r for r in csv.DictReader(f, delimiter="\t")}
+        with open(os.path.join(run_dir, "sacct.json")) as f:
+            comments = {j["name"].split(":")[1]: j["comment"]["administrator"]
+                        for j in json.load(f)["jobs"]}
+        return run_dir, rows, comments
+
+    run_dir, rows, comments = run(["--costs", "greedy, balanced,default1905,default"],
+                                  tmp_path / "with")
+    assert rows and all(r["costs"].startswith("greedy=") for r in rows.values())
+    for log_id, r in rows.items():
+        costs = dict(kv.split("=") for kv in r["costs"].split(","))
+        assert list(costs) == ["greedy", "balanced", "default1905", "default"]
+        assert costs["default1905"] == r["cost"] and costs["default"] == r["cost_default"]
+        keys = [kv.split("=")[0] for kv in comments[log_id].split(";")]
+        assert len(keys) == len(set(keys)), comments[log_id]
+        assert f"cost_greedy={costs['greedy']}" in comments[log_id].split(";")
+        assert f"cost_balanced={costs['balanced']}" in comments[log_id].split(";")
+    m, missing = report(run_dir, None, None)
+    assert not missing and m["valid"]
+    _, rows, comments = run([], tmp_path / "without")
+    assert all(r["costs"] == "" for r in rows.values())
+    assert not any("cost_greedy" in c for c in comments.values())

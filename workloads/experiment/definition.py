@@ -31,6 +31,7 @@ from workloads.registry import RegistryError, policy_names
 from workloads.replay.plan import PATTERNS
 from .errors import check_names, ExperimentError
 from .kinds import DEFAULT, KINDS, kind_of, list_keys
+from .reading_words import parse_reading
 
 
 # The repository: the clone this package is in.
@@ -67,7 +68,36 @@ def kind_list_names():
 def override_names():
     """Every variable of a command line that apply_overrides takes besides
     the settings (params.tsv's exp = 1) and FULL."""
-    return ["CLUSTER", "BASELINE", "LOGS"] + list(list_overrides())
+    return ["CLUSTER", "BASELINE", "LOGS", "READING"] + list(list_overrides())
+
+
+def apply_reading(d, value):
+    """READING=<sizes>/<limits>/<ranks> (issue 26's readings of the ICPP-W
+    setting, kind readings' words): SIZES and LIMITS for every log, SCALE
+    dropped under sizes `authors` (the authors' scale() replaces it, as
+    kind readings does), ranks= in OPTIONS unless `taken` (the library's
+    default). The old values, for the table's list of overrides."""
+    try:
+        sizes, limits, ranks, only = parse_reading(value)
+    except ExperimentError:
+        only = "bad"
+    if only:
+        raise ExperimentError(f"READING={value}: expected <sizes>/<limits>/<ranks>, "
+                              "e.g. authors/none/authors (the authors' reading) or "
+                              "logged/ours/taken (docs/readings.md)")
+    olds = {k: sorted({f"{v}{' for ' + lg if lg else ''}" for (key, lg), v in d.params.items()
+                       if key == k}) for k in ("SIZES", "LIMITS", "SCALE", "OPTIONS")}
+    drop = {"SIZES", "LIMITS"} | ({"SCALE"} if sizes == "authors" else set())
+    options = {lg: ",".join(w for w in v.split(",") if w and not w.startswith("ranks="))
+               for (k, lg), v in d.params.items() if k == "OPTIONS"}
+    d.params = {(k, lg): v for (k, lg), v in d.params.items()
+                if k not in drop and k != "OPTIONS"}
+    d.params[("SIZES", "")], d.params[("LIMITS", "")] = sizes, limits
+    if ranks != "taken":
+        options = {lg: ",".join(x for x in (v, f"ranks={ranks}") if x)
+                   for lg, v in (options or {"": ""}).items()}
+    d.params.update({("OPTIONS", lg): v for lg, v in options.items() if v})
+    return "; ".join(f"{k} {', '.join(v)}" for k, v in olds.items() if v) or "unset"
 
 
 DEFAULT_CITATION = "Agrawal et al., ICPP-W 2020"
@@ -329,6 +359,8 @@ def apply_overrides(d, sets, select=True):
         elif key == "BASELINE":
             old = d.baseline
             d.baseline = value
+        elif key == "READING":
+            old = apply_reading(d, value)
         elif key in PARAMS:
             check_number(key, value, where)
             olds = sorted({f"{v}{' for ' + lg if lg else ''}"

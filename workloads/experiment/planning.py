@@ -45,6 +45,9 @@ def plan(d, exp_id, out, sets=()):
         meta = {"id": exp_id, "name": d.name, "definition_file": os.path.relpath(d.path, ROOT),
                 "definition": text, "overrides": d.overrides,
                 "sets": list(sets),
+                # The policies the tables compare (a shadow kind runs the
+                # baseline alone): the twin costs each at every start.
+                "policies": list(d.policies),
                 "parallel": d.parallel, "runs": len(runs),
                 "git_revision": git_revision(ROOT),
                 "created": datetime.datetime.now(datetime.timezone.utc).isoformat()}

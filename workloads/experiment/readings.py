@@ -38,25 +38,8 @@ import statistics
 from workloads.logs import NAMED_LOGS
 from .errors import check_names, ExperimentError
 from .kind import Kind
+from .reading_words import LIMITS, SIZES, parse_reading
 from .tables import change, fmt, ordering, pace_text
-
-
-SIZES = ("logged", "authors")
-LIMITS = ("ours", "none")
-RANKS = ("taken", "index", "authors")
-
-
-def parse_reading(text, where=""):
-    """(sizes, limits, ranks, log or None) of <sizes>/<limits>/<ranks>,
-    '@<log>' after it for one log only."""
-    body, _, log = text.partition("@")
-    parts = body.split("/")
-    if (len(parts) != 3 or parts[0] not in SIZES or parts[1] not in LIMITS
-            or parts[2] not in RANKS or (_ and not log)):
-        raise ExperimentError(f"{where}table3_readings '{text}': expected "
-                              f"<{'|'.join(SIZES)}>/<{'|'.join(LIMITS)}>/<{'|'.join(RANKS)}>"
-                              "[@<log>], e.g. authors/none/authors")
-    return tuple(parts) + (log or None,)
 
 
 def table3_list(d):
