@@ -106,8 +106,11 @@ threading.Event().wait(5)
 print("end")' | while read -r _; do date +%s%N; done)
 	ms=$(awk 'NR == 1 { a = $1 } NR == 2 { printf "%d", ($1 - a) / 1e6 }' \
 		<<<"$marks")
+	# The lower bound allows the first stamp's own delay: under load the
+	# shell's first date started up to 7 ms after python's mark (93 ms
+	# measured once), which shortens the figure; early waits give ~0.
 	check "python3 sleep(5) + Event.wait(5) at rate 100 (wall ms)" "${ms:-none}" \
-		'x >= 95 && x <= 400'
+		'x >= 90 && x <= 400'
 fi
 
 # -- condition variables under contention --------------------------------
