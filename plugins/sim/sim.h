@@ -12,7 +12,10 @@
  *                 cores per node, the core choice (Slurm's, modelled, or
  *                 a TreeMatch policy's) and its record, backfill's plan
  *                 of free cores
- *   sim_sched.c   the events: arrivals, ends, the main pass, backfill
+ *   sim_sched.c   the events: arrivals, ends, the main pass, the run's loop
+ *   sim_backfill.c  backfill: Slurm's node space, the pass, the timed
+ *                 cycle of SIM_BF_COST, the pass on free cores
+ *                 (sim_run.h: the run's state they share)
  *   sim_out.c     one line per job: start, end, nodes, the record
  *
  * Times are log seconds from the plan's origin (offset 0).
