@@ -1,6 +1,25 @@
 # scripts/testbed's benchmarks (make bench BENCH=...): each prints figures
 # and keeps them in bench/out/; none is a test.
 
+# One replay of a benchmark with the parameters given (NAME=value ...), its
+# output shown and kept in the file log, then its report: BENCH_RUN is its
+# run directory. what names it in the error if it does not finish.
+bench_replay_run() {
+	local what=$1 log=$2 id kv
+	shift 2
+	(
+		for kv in "$@"; do
+			export "${kv?}"
+		done
+		cmd_replay
+	) | tee "$log"
+	id=$(sed -n 's|^results in \(.*\)/$|\1|p' "$log" | tail -n 1)
+	[ -n "$id" ] || die "bench: $what did not finish"
+	id=$(basename "$id")
+	cmd_report "$id" >/dev/null
+	BENCH_RUN="$RESULTS_DIR/$id"
+}
+
 # BENCH=clock (docs/vclock.md): what the virtual clock costs and how true
 # it is. CPU: slurmctld's and the front ends' share of a core while
 # hpc2010 idles 30 s at rates 1, 100 and 1000 (timeouts scaled for each).
@@ -8,7 +27,7 @@
 # hpc2010 under greedy), CLOCK_RUNS (3) runs at each of CLOCK_RATES
 # (100 1000), against the committed SPEEDUP=10 reference's metrics.
 bench_clock() {
-	local out="$ROOT/bench/out" file rate k log id runs=() c
+	local out="$ROOT/bench/out" file rate k log runs=() c
 	local ref=$ROOT/bench/reference/theta15-greedy-s10.json
 	mkdir -p "$out"
 	file="$out/clock-$(date +%Y%m%d-%H%M%S).txt"
@@ -37,12 +56,9 @@ bench_clock() {
 	for rate in ${CLOCK_RATES:-100 1000}; do
 		for ((k = 1; k <= ${CLOCK_RUNS:-3}; k++)); do
 			info "bench: fidelity, rate $rate, run $k of ${CLOCK_RUNS:-3}"
-			LOG=theta POLICY=greedy JOBS=15 CLOCK=virtual SPEEDUP=$rate cmd_replay | tee "$log"
-			id=$(sed -n 's|^results in \(.*\)/$|\1|p' "$log" | tail -n 1)
-			[ -n "$id" ] || die "bench: the replay at rate $rate did not finish"
-			id=$(basename "$id")
-			cmd_report "$id" >/dev/null
-			runs+=("$RESULTS_DIR/$id")
+			bench_replay_run "the replay at rate $rate" "$log" LOG=theta \
+				POLICY=greedy JOBS=15 CLOCK=virtual SPEEDUP="$rate"
+			runs+=("$BENCH_RUN")
 		done
 	done
 	rm -f "$log"
@@ -61,7 +77,7 @@ bench_clock() {
 # late launches, makespan, utilization and mean wait. About 10 min with
 # jumps and 31 without, on a quiet machine.
 bench_window() {
-	local out="$ROOT/bench/out" file log id runs=() c ej k
+	local out="$ROOT/bench/out" file log runs=() c ej k
 	local ref=$ROOT/bench/reference/theta1000-greedy-r1000.json
 	mkdir -p "$out"
 	file="$out/window-$(date +%Y%m%d-%H%M%S).txt"
@@ -77,13 +93,9 @@ bench_window() {
 	for ej in ${WINDOW_JUMPS:-1 0}; do
 		for ((k = 1; k <= ${WINDOW_RUNS:-1}; k++)); do
 			info "bench: window, EVENT_JUMPS=$ej, run $k of ${WINDOW_RUNS:-1}"
-			LOG=theta POLICY=greedy CLOCK=virtual SPEEDUP=1000 EVENT_JUMPS=$ej \
-				cmd_replay | tee "$log"
-			id=$(sed -n 's|^results in \(.*\)/$|\1|p' "$log" | tail -n 1)
-			[ -n "$id" ] || die "bench: the window with EVENT_JUMPS=$ej did not finish"
-			id=$(basename "$id")
-			cmd_report "$id" >/dev/null
-			runs+=("$RESULTS_DIR/$id")
+			bench_replay_run "the window with EVENT_JUMPS=$ej" "$log" LOG=theta \
+				POLICY=greedy CLOCK=virtual SPEEDUP=1000 EVENT_JUMPS="$ej"
+			runs+=("$BENCH_RUN")
 		done
 	done
 	rm -f "$log"
