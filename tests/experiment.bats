@@ -172,7 +172,9 @@ csv_has() { grep -qxF "$1" "$OUT/table.csv" || fail "table.csv lacks: $1 ($(cat 
 
 @test "a job launched after its own end is left out of the table, as make report does" {
 	cp -r "$FX/runs/greedy" "$BATS_TEST_TMPDIR/g"
-	printf 'log_id\tjob_id\tlaunch_lag_s\tlate_s\na\t1\t900\t820\nb\t2\t1\t0\n' >"$BATS_TEST_TMPDIR/g/launch.tsv"
+	# A line per job whose script began (workloads/launch.py): one missing
+	# would be a job Slurm ended before it began (not_launched).
+	printf 'log_id\tjob_id\tlaunch_lag_s\tlate_s\na\t1\t900\t820\nb\t2\t1\t0\nc\t3\t0\t0\n' >"$BATS_TEST_TMPDIR/g/launch.tsv"
 	python3 -m workloads.experiment table --def "$FX/continuous.exp" --out "$OUT" \
 		"$FX/runs/default" "$BATS_TEST_TMPDIR/g"
 	grep -qF 'launched after their own end (`late_launch`) left out of their figures' "$OUT/table.md"
@@ -293,7 +295,8 @@ has() { grep -qxF -- "$2" "$1" || fail "$(basename "$1") lacks: $2"; }
 	# over all four (1,800 s), and over the jobs both counted TO's is 2,400 s.
 	local fx=$BATS_TEST_TMPDIR/runs
 	cp -r "$FX/sc18-runs" "$fx"
-	printf 'log_id\tjob_id\tlaunch_lag_s\tlate_s\nb\t2\t900\t820\n' >"$fx/L1TA/launch.tsv"
+	printf 'log_id\tjob_id\tlaunch_lag_s\tlate_s\na\t1\t0\t0\nb\t2\t900\t820\nc\t3\t0\t0\nd\t4\t0\t0\n' \
+		>"$fx/L1TA/launch.tsv"
 	run python3 -m workloads.experiment table --def "$FX/sc18.exp" --out "$OUT" "$fx"/*
 	assert_success
 	grep -qF '| lublin | x1 | TA | 0.50 | 1.20 | 2.67 | - | 2.25 | 3 | 2.00 |' "$OUT/table.md" ||

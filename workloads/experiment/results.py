@@ -125,9 +125,9 @@ def header_md(d, runs, meta):
     damaged = [f"{r.run_id} ({r.fault_jobs})" for r in sorted(runs.values(), key=lambda r: r.run_id)
                if r.fault_jobs]
     if damaged:
-        out += ["- **damaged runs**, jobs hit by a fault or launched after their own "
-                "end (`late_launch`) or ended by Slurm before their script began "
-                "(`not_launched`: a front end's registration) left out of their figures "
+        out += ["- **damaged runs**, jobs hit by a fault, ended by Slurm before their "
+                "script began (`not_launched`: a front end's registration) or "
+                "launched after their own end (`late_launch`) left out of their figures "
                 f"(`make replay RESUME=<run-id> RERUN_FAULTED=1` runs them again): "
                 f"{', '.join(damaged)}"]
     rerun = [f"{r.run_id} ({r.rerun_jobs})" for r in sorted(runs.values(), key=lambda r: r.run_id)
