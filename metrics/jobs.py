@@ -126,19 +126,29 @@ def job_log_id(name, run_id):
 LATE_LAUNCH_S = 60.0
 
 
-def mark_late_launches(rows, run_dir):
-    """Sets fault "late_launch" on the rows launch.tsv says ended more than
-    LATE_LAUNCH_S late; returns how many."""
+def launch_column(run_dir, column):
+    """{job id: float} of one column of the run's launch.tsv
+    (workloads/launch.py), lines without a number skipped; None without
+    the file (not the virtual clock, or a run made before it)."""
     path = os.path.join(run_dir, "launch.tsv")
     if not os.path.exists(path):
-        return 0
-    late = {}
+        return None
+    values = {}
     with open(path, encoding="utf-8") as f:
         for row in csv.DictReader(f, delimiter="\t"):
             try:
-                late[str(row["job_id"])] = float(row["late_s"])
+                values[str(row["job_id"])] = float(row[column])
             except (KeyError, TypeError, ValueError):
                 continue
+    return values
+
+
+def mark_late_launches(rows, run_dir):
+    """Sets fault "late_launch" on the rows launch.tsv says ended more than
+    LATE_LAUNCH_S late; returns how many."""
+    late = launch_column(run_dir, "late_s")
+    if late is None:
+        return 0
     n = 0
     for r in rows:
         if not r["fault"] and late.get(str(r["job_id"]), 0.0) > LATE_LAUNCH_S:
@@ -164,16 +174,9 @@ def mark_unlaunched(rows, run_dir):
     script has no line there (never began) or began at or after the job's
     end; returns how many. Without launch.tsv (not the virtual clock, or a
     run made before it) nothing is known and nothing is marked."""
-    path = os.path.join(run_dir, "launch.tsv")
-    if not os.path.exists(path):
+    lag = launch_column(run_dir, "launch_lag_s")
+    if lag is None:
         return 0
-    lag = {}
-    with open(path, encoding="utf-8") as f:
-        for row in csv.DictReader(f, delimiter="\t"):
-            try:
-                lag[str(row["job_id"])] = float(row["launch_lag_s"])
-            except (KeyError, TypeError, ValueError):
-                continue
     n = 0
     for r in rows:
         if r["fault"] or r["end"] <= r["start"]:
