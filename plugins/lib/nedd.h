@@ -86,6 +86,13 @@ uint64_t tb_nedd_mix(uint64_t x);
  * the round(0.8 n) nodes of lowest hash(seed, node id). Writes n flags. */
 int tb_nedd_congestor_roles(const struct tb_nedd_run *run,
 			    unsigned char *kernel);
+/* The per-node injection of a job that names no application, from its
+ * profile text (profile.h, the job's comment): inj_unnamed x its
+ * communication share; 0 when inj_unnamed is 0 (the default), or the text
+ * is no profile with a share (no ':'). A background log's jobs inject so
+ * (issue 24's loaded-machine layout; ours). */
+double tb_nedd_unnamed_injection(const struct tb_nedd_options *o,
+				 const char *profile);
 /* T per router index (t->n_routers values) at time now over opts->window.
  * 0, or -1 when out of memory. */
 int tb_nedd_traffic(const struct tb_topology *t,

@@ -29,6 +29,14 @@
  *                       nodes (80 %, L122) and on its canary nodes (20 %)
  *   inj_<app>=<x>       an application's per-node injection (ours: its MPI
  *                       share f of Table I), e.g. inj_minimd=0.689
+ *   inj_unnamed=0       a job naming no application (a replayed background
+ *                       log's, issue 24's loaded-machine layout) injects
+ *                       this times its profile's communication share per
+ *                       node (the comment's <percent> / 100, as an
+ *                       application injects its share f); 0, the default,
+ *                       keeps such a job silent (ours; the paper's
+ *                       production traffic came from Cori's other users,
+ *                       L90, L102, whose counters we do not have)
  *   seed=0              the configured seed: inside Slurm a job's seed (of
  *                       random, the stall noise and a congestor's roles)
  *                       is a hash of it and the job id
@@ -54,6 +62,7 @@ struct tb_nedd_options {
 	double inj_kernel;
 	double inj_canary;
 	double inj[TB_NEDD_APPS];	/* by the profile table's index */
+	double inj_unnamed;		/* x a no-application job's share */
 	unsigned long long seed;
 };
 
@@ -66,8 +75,8 @@ int tb_nedd_option_word(struct tb_nedd_options *o, const char *w, size_t n,
 			char *err, size_t errlen);
 /* "theta=0.3 unprofiled=fewer-router window=120 stall_g=0.5
  * stall_noise=0.2 jitter=0.02 inj_kernel=1 inj_canary=0.1 seed=0" (inj_<app>
- * words only
- * where they differ from f); returns what snprintf returns. */
+ * words only where they differ from f, inj_unnamed only when not 0);
+ * returns what snprintf returns. */
 int tb_nedd_options_format(const struct tb_nedd_options *o, char *buf,
 			   size_t len);
 

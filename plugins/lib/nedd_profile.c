@@ -112,6 +112,7 @@ void tb_nedd_options_default(struct tb_nedd_options *o)
 	o->inj_kernel = 1.0;
 	o->inj_canary = 0.1;
 	o->seed = 0;
+	o->inj_unnamed = 0;
 	for (int i = 0; i < TB_NEDD_APPS; i++)
 		o->inj[i] = apps[i].mpi_share > 0 ? apps[i].mpi_share : 0;
 }
@@ -182,6 +183,9 @@ int tb_nedd_option_word(struct tb_nedd_options *o, const char *w, size_t n,
 	if (KEY("inj_canary"))
 		return number(v, vn, 0, 1e12, 0, &o->inj_canary) ?
 		       bad(err, errlen, w, n, "inj_canary=<injection>, >= 0") : 0;
+	if (KEY("inj_unnamed"))
+		return number(v, vn, 0, 1e12, 0, &o->inj_unnamed) ?
+		       bad(err, errlen, w, n, "inj_unnamed=<factor>, >= 0") : 0;
 	if (KEY("seed")) {
 		char buf[32], *end;
 
@@ -242,6 +246,14 @@ int tb_nedd_options_format(const struct tb_nedd_options *o, char *buf,
 		n = snprintf(used < len ? buf + used : NULL,
 			     used < len ? len - used : 0, " inj_%s=%g",
 			     apps[i].name, o->inj[i]);
+		if (n < 0)
+			return n;
+		used += (size_t)n;
+	}
+	if (o->inj_unnamed != 0) {
+		n = snprintf(used < len ? buf + used : NULL,
+			     used < len ? len - used : 0, " inj_unnamed=%g",
+			     o->inj_unnamed);
 		if (n < 0)
 			return n;
 		used += (size_t)n;

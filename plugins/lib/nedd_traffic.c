@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "nedd.h"
+#include "profile.h"
 
 uint64_t tb_nedd_mix(uint64_t x)
 {
@@ -61,6 +62,18 @@ static double overlap(const struct tb_nedd_run *run, double now, double w)
 	double lo = fmax(run->start, now - w), hi = fmin(run->end, now);
 
 	return hi > lo ? hi - lo : 0;
+}
+
+double tb_nedd_unnamed_injection(const struct tb_nedd_options *o,
+				 const char *profile)
+{
+	struct tb_profile p;
+
+	/* The plain study flag ("0", "1") carries no share: silent. */
+	if (o->inj_unnamed <= 0 || !profile || !strchr(profile, ':') ||
+	    tb_profile_parse(profile, &p, NULL, 0))
+		return 0;
+	return o->inj_unnamed * p.comm_fraction;
 }
 
 int tb_nedd_traffic(const struct tb_topology *t,

@@ -3,7 +3,8 @@
  * from the controller's own job records at decision time, no other daemon
  * (every running job and every job that ended inside the window, with its
  * --comm-app, nodes, start and end), the job's application and seed, and
- * the record's NeDD fields.
+ * the record's NeDD fields. A job naming no application is silent unless
+ * inj_unnamed= is set (a background log's jobs, tb_nedd_unnamed_injection).
  */
 #include <math.h>
 #include <stdint.h>
@@ -64,6 +65,7 @@ static int _collect(void *x, void *arg)
 	bool running = IS_JOB_RUNNING(job_ptr);
 	int *nodes;
 	char buf[TB_JOB_APP_LEN];
+	double inj;
 
 	if (!job_ptr->node_bitmap || !job_ptr->start_time ||
 	    IS_JOB_PENDING(job_ptr))
@@ -73,8 +75,12 @@ static int _collect(void *x, void *arg)
 			(double) c->now - c->opts->nedd.window)
 		return 0;
 	app = commtree_nedd_app(job_ptr, buf, sizeof(buf));
-	if (!app)
-		return 0;	/* no application: it injects nothing */
+	/* No application: it injects nothing, unless inj_unnamed= gives
+	 * such jobs (a replayed background log's) their profile's share. */
+	inj = app ? -1 : tb_nedd_unnamed_injection(&c->opts->nedd,
+						   job_ptr->comment);
+	if (!app && inj <= 0)
+		return 0;
 	if (c->n == c->cap) {
 		c->cap = c->cap ? 2 * c->cap : 64;
 		xrecalloc(c->runs, c->cap, sizeof(*c->runs));
@@ -89,8 +95,8 @@ static int _collect(void *x, void *arg)
 			nodes[run->n++] = k;
 	}
 	run->nodes = nodes;
-	run->inj = -1;
-	snprintf(run->app, sizeof(run->app), "%s", app);
+	run->inj = inj;
+	snprintf(run->app, sizeof(run->app), "%s", app ? app : "");
 	run->start = (double) job_ptr->start_time;
 	run->end = running ? INFINITY : (double) job_ptr->end_time;
 	run->seed = _seed(c->opts, job_ptr->job_id);

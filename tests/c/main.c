@@ -91,6 +91,7 @@ static const struct tb_test tb_tests[] = {
 	T(test_nedd_scenario_errors),
 	T(test_nedd_runtime_model),
 	T(test_nedd_runtime_applied),
+	T(test_nedd_unnamed_injection),
 	T(test_sim_fifo),
 	T(test_sim_backfill_and_wait),
 	T(test_sim_no_backfill),

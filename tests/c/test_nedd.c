@@ -421,3 +421,33 @@ void test_nedd_runtime_applied(void)
 	CHECK(tb_nedd_runtime(100, "HPCG", 0, 0, 0.02, 1) !=
 	      tb_nedd_runtime(100, "HPCG", 0, 0, 0.02, 2));
 }
+
+/* inj_unnamed= (ours, issue 24's loaded-machine layout): a job naming no
+ * application injects inj_unnamed x its profile's share; by default none,
+ * and the default's option text is unchanged. */
+void test_nedd_unnamed_injection(void)
+{
+	struct tb_options o = tb_options_default();
+	char err[160], buf[256];
+
+	CHECK_NEAR(o.nedd.inj_unnamed, 0);
+	CHECK_NEAR(tb_nedd_unnamed_injection(&o.nedd, "0:2:30:100"), 0);
+	tb_nedd_options_format(&o.nedd, buf, sizeof(buf));
+	CHECK(!strstr(buf, "inj_unnamed"));
+	CHECK_EQ(tb_options_parse("inj_unnamed=-1", &o, err, sizeof(err)), -1);
+	CHECK(!strcmp(err, "inj_unnamed=-1: expected inj_unnamed=<factor>, "
+		      ">= 0"));
+	CHECK_EQ(tb_options_parse("inj_unnamed=1", &o, err, sizeof(err)), 0);
+	/* The background's compute job (share 0), a 30 % and a 90 % one. */
+	CHECK_NEAR(tb_nedd_unnamed_injection(&o.nedd, "0:2:0:100"), 0);
+	CHECK_NEAR(tb_nedd_unnamed_injection(&o.nedd, "0:2:30:100"), 0.3);
+	CHECK_NEAR(tb_nedd_unnamed_injection(&o.nedd, "1:rd:90"), 0.9);
+	/* No share in the text, no text, not a profile: silent. */
+	CHECK_NEAR(tb_nedd_unnamed_injection(&o.nedd, "1"), 0);
+	CHECK_NEAR(tb_nedd_unnamed_injection(&o.nedd, NULL), 0);
+	CHECK_NEAR(tb_nedd_unnamed_injection(&o.nedd, "a:b:c"), 0);
+	CHECK_EQ(tb_options_parse("inj_unnamed=0.5", &o, err, sizeof(err)), 0);
+	CHECK_NEAR(tb_nedd_unnamed_injection(&o.nedd, "0:2:30:100"), 0.15);
+	tb_nedd_options_format(&o.nedd, buf, sizeof(buf));
+	CHECK(strstr(buf, " inj_unnamed=0.5"));
+}

@@ -93,6 +93,7 @@ void test_nedd_random(void);
 void test_nedd_scenario_errors(void);
 void test_nedd_runtime_model(void);
 void test_nedd_runtime_applied(void);
+void test_nedd_unnamed_injection(void);
 
 /* test_sim.c */
 void test_sim_fifo(void);
