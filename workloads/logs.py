@@ -198,7 +198,10 @@ NEDD_HEADER = ["Job_name", "Submit", "Runtime", "Nodes", "Requested", "App", "Pr
 def read_nedd(path):
     """`Job_name Submit Runtime Nodes Requested App Prefill Placement`: the
     job's application (NeDD's profile table, gpcnet, or - for none: no
-    traffic), whether it is in
+    traffic; -:<percent> for none, a background log's job communicating
+    that share, which the plugin's inj_unnamed= turns into its injection:
+    its comment's percent, the job compute so that no cost model stretches
+    it), whether it is in
     no figure (the congestor: 1), and its placement (`-`, or tb-submit's
     nodelist=<hostlist>, exclude=<hostlist> and dependency=, where @<name>
     stands for the Slurm id of the list's job of that name). In submission
@@ -219,6 +222,16 @@ def read_nedd(path):
                 raise LogError(f"{path}:{lineno}: expected {len(NEDD_HEADER)} fields, "
                                f"found {len(fields)}")
             name, app, placement = fields[0], fields[5], fields[7]
+            share = 0.0
+            if app.startswith("-:"):
+                try:
+                    share = float(app[2:])
+                except ValueError:
+                    share = -1
+                if not 0 <= share <= 100:
+                    raise LogError(f"{path}:{lineno}: App '{app}': expected a name, -, "
+                                   "or -:<percent> (0-100)")
+                app = "-"
             submit = _int(fields[1], path, lineno, "Submit")
             runtime = _int(fields[2], path, lineno, "Runtime")
             nodes = _int(fields[3], path, lineno, "Nodes")
@@ -241,7 +254,8 @@ def read_nedd(path):
             last = submit
             log.jobs.append(Job(log_id=name, submit=submit, runtime=runtime, nodes=nodes,
                                 procs=None, requested_time=requested, comm=0,
-                                comm_percent=0, pattern="rd", app="" if app == "-" else app,
+                                comm_percent=share, pattern="rd",
+                                app="" if app == "-" else app,
                                 placement="" if placement == "-" else placement,
                                 prefill=prefill))
     return log

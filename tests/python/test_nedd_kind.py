@@ -119,6 +119,7 @@ def run(policy, times):
 def definition(apps, policies):
     d = types.SimpleNamespace(apps=apps, policies=policies, logs=["consecutive"],
                               setup=["201", "64", "32"], base_runtime=["100"], reps=["3"],
+                              background=["theta", "2.2", "604800"],
                               paper={("improvement_pct", "*", "miniMD", "random"): 34.0})
 
     def paper_value(metric, log, app, policy):

@@ -3,8 +3,9 @@
 experiments, each strategy against a congestor, beside the paper's.
 
 A definition of kind nedd names its node-set layouts as `logs`
-(`consecutive`: the lane is a dragonfly group's first N node ids) and
-its own word lists:
+(`consecutive`: the lane is a dragonfly group's first N node ids;
+`background`: N idle nodes of a machine loaded by a replayed log,
+nedd_background.py) and its own word lists:
   apps         the applications, one lane each (miniMD LAMMPS ...), or
                pairs allocated one after the other and started together
                (miniMD+MILC: the two-job experiment)
@@ -16,6 +17,8 @@ its own word lists:
   warmup       1 (default): every lane first runs a warm-up repetition
                r00, counted in no figure (the fresh cluster's first jobs,
                nedd_jobs.WARMUP); 0: none
+  background   layout background's log, size factor and start (s of the
+               log): theta 2.2 604800 (nedd_background.DEFAULT)
 Each policy runs once per layout with the congestor, and no_congestor once
 without it (workloads/experiment/nedd_jobs.py writes each run's job list).
 Paper figures: paper.<metric>.<layout or *>.<app, or sensitive>.<policy>
@@ -28,6 +31,7 @@ or slowdown (the policy's mean over No-Congestor's, L152: miniMD's Random
 import math
 import statistics
 
+from . import nedd_background
 from .errors import ExperimentError
 from .kind import Kind
 from .nedd_jobs import LAYOUTS, list_facts, WARMUP, write_list
@@ -85,8 +89,8 @@ def validate_nedd(d, where):
     for log in d.logs:
         if log not in LAYOUTS:
             raise ExperimentError(f"{where}logs '{' '.join(d.logs)}': '{log}' is not a "
-                                  f"layout ({' '.join(LAYOUTS)}); the layout in a loaded "
-                                  "machine is not built yet")
+                                  f"layout ({' '.join(LAYOUTS)})")
+    nedd_background.parse(d.background, where)
     for key in d.paper:
         metric, log, app, policy = key
         name = "paper." + ".".join(key)
@@ -110,7 +114,7 @@ def plan_nedd(d):
         for policy, cong in [(d.no_congestor[0], False)] + [(p, True) for p in d.policies]:
             path = write_list(d.cluster_of(log), d.name, log, n_items, int(d.reps[0]),
                               setup(d), float(d.base_runtime[0]), cong,
-                              params.get("SEED", "0"), d.warmup == ["1"])
+                              params.get("SEED", "0"), d.warmup == ["1"], d.background)
             with open(path, encoding="utf-8") as f:
                 jobs = sum(1 for line in f if line[:1] not in "#J")
             runs.append({"log": path, "cluster": d.cluster_of(log), "pattern": d.patterns[0],
@@ -144,6 +148,9 @@ def count_rows(rows):
     keep, out = [], 0
     for r in rows:
         if r["log_job_id"].endswith("-gpcnet") or r["log_job_id"].endswith("-wait"):
+            continue
+        # Layout background's log jobs: the machine's load, in no figure.
+        if r["log_job_id"].startswith(nedd_background.PREFIX):
             continue
         if r["log_job_id"].startswith(f"r{WARMUP:02d}-"):
             continue
@@ -403,6 +410,28 @@ def table_two(d, t, layout, its, keys, stats):
              "miniMD, miniMD 40 % better than under Fewer-Router, QMCPACK under 1 % worse.", ""]
 
 
+def background_text(runs):
+    """Layout background's facts from its job list's first line (the
+    background log, its size factor and start, the horizon, its jobs and
+    the machine's busy share at the start), if a run of it is here."""
+    for r in sorted(runs.values(), key=lambda r: r.run_id):
+        facts = list_facts(getattr(r, "log", "") or "")
+        if not facts or facts[0] != "background":
+            continue
+        try:
+            with open(r.log, encoding="utf-8") as f:
+                first = f.readline()
+        except OSError:
+            return []
+        words = [w for w in first.split() if w.split("=")[0] in (
+            "background", "factor", "start", "horizon", "jobs", "busy_at_start")]
+        return ["Layout background (workloads/experiment/nedd_background.py): the lanes are "
+                "idle nodes of Cori's KNL loaded by a replayed log, its jobs pinned to the "
+                "nodes a first-come-first-served history gave them, injecting their "
+                f"communication share (inj_unnamed=): {' '.join(words)}.", ""]
+    return []
+
+
 def header_nedd(d, runs):
     rs = sorted(runs.values(), key=lambda r: r.run_id)
     m = rs[0].manifest
@@ -410,6 +439,7 @@ def header_nedd(d, runs):
                if x["fault"] == "congestor_lost")
     return [f"Ours: {len(rs)} runs on {m['cluster']} (one per strategy and layout, and "
             f"No-Congestor), {pace_text(m)}, seed {m['seed']}, git {m.get('git_revision', '?')}. Paper: {d.citation}.", ""] + (
+                background_text(runs)) + (
                 ["Warm-up: every lane first ran repetition r00, counted in no figure (on a "
                  "fresh cluster the first jobs meet front ends that have not registered "
                  "yet, and the first launches lag most).", ""]
@@ -424,5 +454,5 @@ KIND = Kind("nedd", table_nedd, validate=validate_nedd, plan=plan_nedd, run_key=
             header=header_nedd, skipped=lambda d, runs: [], load=load_nedd,
             lists={"apps": [], "reps": ["10"], "setup": ["201", "64", "32"],
                    "base_runtime": ["100"], "no_congestor": ["fewer-router"],
-                   "warmup": ["1"]},
+                   "warmup": ["1"], "background": list(nedd_background.DEFAULT)},
             default_patterns=["rd"])

@@ -10,6 +10,9 @@ dragonfly group, so that they run side by side without touching each
 other's observations: T is per router, U per the job's routers, G per its
 groups and the stall model per chassis (plugins/lib/nedd.h). Layout
 `consecutive` (L102, the issue): the lane is the group's first N node ids.
+Layout `background` (the issue's second): the lane is N idle nodes of a
+machine loaded by a replayed log, in groups of its own, the log's jobs in
+the list beside the experiment's (nedd_background.py).
 Repetitions follow each other (by Slurm dependencies, job_list); a
 congestor ends before the next repetition's starts, so that it is out of
 the next decision's window.
@@ -31,7 +34,7 @@ from .errors import ExperimentError
 # the definition imports the kinds).
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-LAYOUTS = ("consecutive",)
+LAYOUTS = ("consecutive", "background")
 # The congestor runs at least this long before the application's decision:
 # the window W (120 s, L104) plus 60 s for the congestor's own launch, so
 # that the window sees two full minutes of it even if it starts late.
@@ -40,6 +43,11 @@ LEAD_S = 180
 # time limit): the runtime model's largest factor on Cori's lanes is about
 # 1 + 18.2 (0.867 x 0.146 + 0.133 x 1.0) = 5.7, with the jitter 5.8.
 LIMIT_FACTOR = 7
+# The same in layout background: its jobs' groups carry the background's
+# traffic too, G up to about 0.9 (every node injecting the log's highest
+# share) + 0.146; 1 + 18.2 (0.867 x 1.05 + 0.133 x 1.0) = 20.0, with the
+# jitter 20.4.
+LIMIT_FACTOR_LOADED = 21
 # No-Congestor's wait between repetitions: the window and a margin.
 WAIT_S = 130
 # The warm-up repetition's number (r00): run first in every lane, like the
@@ -115,7 +123,13 @@ def lanes(topo, n_lanes, n):
     return usable[:n_lanes], [x["name"] for x in nodes]
 
 
-def job_list(topo, items, reps, setup, t0, congestor, seed, warmup=False):
+def congestor_seconds(t0, limit_factor=LIMIT_FACTOR):
+    """How long a congestor runs: its two minutes, then until its jobs'
+    time limit could be reached, and a margin."""
+    return 120 + limit_factor * t0 + 30
+
+
+def job_list(topo, items, reps, setup, t0, congestor, seed, warmup=False, loaded=None):
     """The jobs: per repetition and item (an application, or a pair run
     one after the other), in its lane. setup = (N, C, M). Returns the
     lines of the nedd format. warmup: each lane first runs repetition
@@ -131,17 +145,26 @@ def job_list(topo, items, reps, setup, t0, congestor, seed, warmup=False):
     are submitted at once (@<name> stands for that job's Slurm id).
     Without it (No-Congestor) each repetition follows the last one's jobs
     and a wait of WAIT_S on the control node, their traffic out of the
-    next one's window."""
+    next one's window.
+
+    loaded (layout background, nedd_background.Loaded): the lanes are its
+    own, the time limits LIMIT_FACTOR_LOADED x T0, and its background's
+    lines follow the experiment's, in submission order."""
     n, c, m = setup
     width = max(len(i) for i in items)
     if n - 1 - c < width * m:
         raise ExperimentError(f"setup N={n} C={c} M={m}: {n - 1 - c} nodes left for "
                               f"{width} job(s) of {m}")
-    congestor_s = 120 + LIMIT_FACTOR * t0 + 30
-    lane_nodes, all_nodes = lanes(topo, len(items), n)
+    factor = LIMIT_FACTOR if loaded is None else LIMIT_FACTOR_LOADED
+    congestor_s = congestor_seconds(t0, factor)
+    if loaded is None:
+        lane_nodes, all_nodes = lanes(topo, len(items), n)
+    else:
+        lane_nodes, all_nodes = loaded.lanes, [x["name"] for x in topo["nodes"]]
     lines = ["# nedd-jobs (workloads/experiment/nedd_jobs.py): "
              f"N={n} C={c} M={m} T0={t0:g} reps={reps} congestor={int(congestor)} "
-             f"seed={seed}" + (" warmup=r00" if warmup else ""),
+             f"seed={seed}" + (" warmup=r00" if warmup else "")
+             + (f" {loaded.facts}" if loaded is not None else ""),
              "Job_name Submit Runtime Nodes Requested App Prefill Placement"]
     jobs = []
     for k, item in enumerate(items):
@@ -164,7 +187,7 @@ def job_list(topo, items, reps, setup, t0, congestor, seed, warmup=False):
                 jobs.append((0, f"{tag}-gpcnet 0 {congestor_s:g} {c} {congestor_s:g} "
                                 f"gpcnet 1 nodelist={hostlist(chosen)}{after}"))
                 for name, app in zip(names, item):
-                    jobs.append((0, f"{name} 0 {t0:g} {m} {LIMIT_FACTOR * t0:g} {app} 0 "
+                    jobs.append((0, f"{name} 0 {t0:g} {m} {factor * t0:g} {app} 0 "
                                     f"{exclude};dependency=after:@{tag}-gpcnet+2"))
                 before = [f"{tag}-gpcnet"] + names
             else:
@@ -174,7 +197,7 @@ def job_list(topo, items, reps, setup, t0, congestor, seed, warmup=False):
                 after = (";dependency=afterany:" + ":".join("@" + x for x in before)
                          if before else "")
                 for name, app in zip(names, item):
-                    jobs.append((0, f"{name} 0 {t0:g} {m} {LIMIT_FACTOR * t0:g} {app} 0 "
+                    jobs.append((0, f"{name} 0 {t0:g} {m} {factor * t0:g} {app} 0 "
                                     f"{exclude}{after}"))
                 jobs.append((0, f"{tag}-wait 0 {WAIT_S:g} 1 {WAIT_S:g} - 1 "
                                 f"nodelist={lane[0]};dependency=afterany:"
@@ -182,16 +205,36 @@ def job_list(topo, items, reps, setup, t0, congestor, seed, warmup=False):
                 before = [f"{tag}-wait"]
     # In submission order (a stable sort: each lane's jobs in the order
     # their dependencies need, the pair's in its priority order).
-    return lines + [x for _, x in sorted(jobs, key=lambda j: j[0])]
+    return (lines + [x for _, x in sorted(jobs, key=lambda j: j[0])]
+            + (loaded.lines if loaded is not None else []))
 
 
-def write_list(cluster, name, layout, items, reps, setup, t0, congestor, seed, warmup=False):
+def load_background(topo, items, reps, setup, t0, seed, warmup, words, workloads_dir):
+    """Layout background's lanes and background (nedd_background.plan),
+    the same for the runs with and without the congestor."""
+    from . import nedd_background
+    span = nedd_background.horizon(reps + (1 if warmup else 0),
+                                   congestor_seconds(t0, LIMIT_FACTOR_LOADED))
+    return nedd_background.plan(topo, len(items), setup[0], words, span, seed, workloads_dir)
+
+
+def write_list(cluster, name, layout, items, reps, setup, t0, congestor, seed, warmup=False,
+               background=None, workloads_dir=None):
     """The job list's file under build/nedd-lists/, named by its content (the
-    table reads the layout and the congestor from the name)."""
+    table reads the layout and the congestor from the name). background:
+    layout background's definition list (nedd_background.parse), its log
+    read in workloads_dir (default: the environment's WORKLOADS_DIR)."""
     if layout not in LAYOUTS:
         raise ExperimentError(f"layout '{layout}': expected one of {' '.join(LAYOUTS)}")
-    lines = job_list(cluster_topology(cluster), items, reps, setup, t0, congestor, seed,
-                     warmup)
+    topo = cluster_topology(cluster)
+    loaded = None
+    if layout == "background":
+        from .nedd_background import DEFAULT
+        loaded = load_background(topo, items, reps, setup, t0, seed, warmup,
+                                 background or DEFAULT,
+                                 workloads_dir if workloads_dir is not None
+                                 else os.environ.get("WORKLOADS_DIR", ""))
+    lines = job_list(topo, items, reps, setup, t0, congestor, seed, warmup, loaded)
     text = "\n".join(lines) + "\n"
     sha = hashlib.sha256(text.encode()).hexdigest()[:8]
     out = os.path.join(ROOT, "build", "nedd-lists")
