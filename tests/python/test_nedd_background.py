@@ -230,3 +230,60 @@ def test_the_default_on_cori_and_the_real_theta_log():
     groups = {x["name"]: x["group"] for x in t["nodes"]}
     assert [sorted({groups[x] for x in lane}) for lane in loaded.lanes] == [
         [7, 8], [9, 10], [11, 12], [13, 14], [15, 16], [17, 18]]
+
+
+def test_repetitions_are_paced_alike_with_and_without_the_congestor(tmp_path):
+    """Layout background: repetition k of every run begins at k x (the
+    congestor's length + LAG_S), No-Congestor's job 120 s in (when the
+    congestor's would start), so that the runs' k-th repetitions meet the
+    same background; each still after the last one (dependencies)."""
+    loaded = nb.plan(topo(), 1, 5, [FIXTURE, "1", "100"], 2000, "0", "")
+    pace = 120 + 21 * 100 + 30 + nb.LAG_S
+    got = {}
+    for cong in (True, False):
+        lines = nedd_jobs.job_list(topo(), [("miniMD",)], 2, (5, 1, 3), 100, cong, 0,
+                                   warmup=True, loaded=loaded)
+        path = tmp_path / f"{cong}.jobs"
+        path.write_text("\n".join(lines) + "\n")
+        got[cong] = {j.log_id: j for j in logs.read(str(path)).jobs}
+    c, n = got[True], got[False]
+    assert [c[f"r0{k}-miniMD-gpcnet"].submit for k in range(3)] == [0, pace, 2 * pace]
+    assert [c[f"r0{k}-miniMD-1-miniMD"].submit for k in range(3)] == [0, pace, 2 * pace]
+    assert [n[f"r0{k}-miniMD-1-miniMD"].submit for k in range(3)] == [
+        120, pace + 120, 2 * pace + 120]
+    assert n["r02-miniMD-1-miniMD"].placement.endswith("dependency=afterany:@r01-miniMD-wait")
+    # The background's lines among them, in submission order (read_nedd
+    # refuses any other).
+    assert any(k.startswith(nb.PREFIX) for k in c)
+
+
+@pytest.mark.parametrize("max_delay", [0.0, 50.0, 500.0])
+def test_the_paced_lists_keep_the_chains_properties(tmp_path, max_delay):
+    """test_nedd_chains' properties hold for layout background's paced
+    lists under random lags: No-Congestor's repetitions never overlap and
+    begin a window after the last; each job starts two minutes after its
+    congestor, while it runs; a congestor after the last repetition."""
+    import random
+
+    from test_nedd_chains import WINDOW, lane_reps, simulate
+    loaded = nb.plan(topo(), 2, 5, [FIXTURE, "1", "100"], 20000, "0", "")
+    for cong in (False, True):
+        path = tmp_path / f"{cong}.jobs"
+        path.write_text("\n".join(nedd_jobs.job_list(
+            topo(), [("miniMD",), ("HPCG",)], 4, (5, 1, 3), 100, cong, 0, warmup=True,
+            loaded=loaded)) + "\n")
+        jobs = logs.read(str(path)).jobs
+        rng = random.Random(f"bg:{cong}:{max_delay}")
+        for _ in range(100):
+            t = simulate(jobs, rng, max_delay)
+            for item, reps in lane_reps(jobs).items():
+                for rep in sorted(reps):
+                    if cong:
+                        c = t[f"r{rep:02d}-{item}-gpcnet"]
+                        assert all(c[0] + WINDOW <= t[x][0] < c[1] for x in reps[rep])
+                    if rep == min(reps):
+                        continue
+                    last = reps[rep - 1] + ([f"r{rep - 1:02d}-{item}-gpcnet"] if cong else [])
+                    began = (t[f"r{rep:02d}-{item}-gpcnet"][0] if cong
+                             else min(t[x][0] for x in reps[rep]))
+                    assert began >= max(t[x][1] for x in last) + (0 if cong else WINDOW)

@@ -193,8 +193,9 @@ LAG_S = 300
 def horizon(repetitions, congestor_s):
     """The background's span from the start: every repetition (the
     warm-up's too) as long as its congestor, which the next one's waits
-    for, plus LAG_S. No-Congestor's repetitions are shorter; its list
-    keeps the same background, so that both see the same machine."""
+    for, plus LAG_S: the pace at which nedd_jobs.job_list begins the
+    repetitions of every run of the layout, No-Congestor's too, so that
+    the k-th repetitions of all runs meet the same background."""
     return repetitions * (congestor_s + LAG_S)
 
 

@@ -148,8 +148,9 @@ def job_list(topo, items, reps, setup, t0, congestor, seed, warmup=False, loaded
     next one's window.
 
     loaded (layout background, nedd_background.Loaded): the lanes are its
-    own, the time limits LIMIT_FACTOR_LOADED x T0, and its background's
-    lines follow the experiment's, in submission order."""
+    own, the time limits LIMIT_FACTOR_LOADED x T0, repetitions paced (see
+    pace below), and its background's lines among the experiment's, in
+    submission order."""
     n, c, m = setup
     width = max(len(i) for i in items)
     if n - 1 - c < width * m:
@@ -166,6 +167,15 @@ def job_list(topo, items, reps, setup, t0, congestor, seed, warmup=False, loaded
              f"seed={seed}" + (" warmup=r00" if warmup else "")
              + (f" {loaded.facts}" if loaded is not None else ""),
              "Job_name Submit Runtime Nodes Requested App Prefill Placement"]
+    # Layout background: repetition k of every run begins no earlier than
+    # k x pace (its congestor; No-Congestor's job k x pace + 120, when the
+    # congestor's would start), so that the runs' k-th repetitions meet
+    # the same background, whatever each run's own lags (as long as they
+    # stay under LAG_S per repetition). Consecutive: all at once (0).
+    pace = 0
+    if loaded is not None:
+        from .nedd_background import LAG_S
+        pace = congestor_s + LAG_S
     jobs = []
     for k, item in enumerate(items):
         lane = lane_nodes[k]
@@ -175,7 +185,8 @@ def job_list(topo, items, reps, setup, t0, congestor, seed, warmup=False, loaded
         keep = set(others)
         exclude = "exclude=" + hostlist([x for x in all_nodes if x not in keep])
         before = []
-        for rep in ([WARMUP - 1] if warmup else []) + list(range(reps)):
+        for i, rep in enumerate(([WARMUP - 1] if warmup else []) + list(range(reps))):
+            at = i * pace
             tag = f"r{rep + 1:02d}-{'_'.join(item)}"
             names = [f"{tag}-{j + 1}-{app}" for j, app in enumerate(item)]
             if congestor:
@@ -184,11 +195,11 @@ def job_list(topo, items, reps, setup, t0, congestor, seed, warmup=False, loaded
                 chosen = sorted(rng.sample(others, c))
                 after = (";dependency=afterany:" + ":".join("@" + x for x in before)
                          if before else "")
-                jobs.append((0, f"{tag}-gpcnet 0 {congestor_s:g} {c} {congestor_s:g} "
-                                f"gpcnet 1 nodelist={hostlist(chosen)}{after}"))
+                jobs.append((at, f"{tag}-gpcnet {at:g} {congestor_s:g} {c} {congestor_s:g} "
+                                 f"gpcnet 1 nodelist={hostlist(chosen)}{after}"))
                 for name, app in zip(names, item):
-                    jobs.append((0, f"{name} 0 {t0:g} {m} {factor * t0:g} {app} 0 "
-                                    f"{exclude};dependency=after:@{tag}-gpcnet+2"))
+                    jobs.append((at, f"{name} {at:g} {t0:g} {m} {factor * t0:g} {app} 0 "
+                                     f"{exclude};dependency=after:@{tag}-gpcnet+2"))
                 before = [f"{tag}-gpcnet"] + names
             else:
                 # Each repetition after the last one's jobs and a wait on
@@ -196,17 +207,20 @@ def job_list(topo, items, reps, setup, t0, congestor, seed, warmup=False, loaded
                 # the window, so that their traffic is out of it.
                 after = (";dependency=afterany:" + ":".join("@" + x for x in before)
                          if before else "")
+                at = at + 120 if pace else 0
                 for name, app in zip(names, item):
-                    jobs.append((0, f"{name} 0 {t0:g} {m} {factor * t0:g} {app} 0 "
-                                    f"{exclude}{after}"))
-                jobs.append((0, f"{tag}-wait 0 {WAIT_S:g} 1 {WAIT_S:g} - 1 "
-                                f"nodelist={lane[0]};dependency=afterany:"
-                                + ":".join("@" + x for x in names)))
+                    jobs.append((at, f"{name} {at:g} {t0:g} {m} {factor * t0:g} {app} 0 "
+                                     f"{exclude}{after}"))
+                jobs.append((at, f"{tag}-wait {at:g} {WAIT_S:g} 1 {WAIT_S:g} - 1 "
+                                 f"nodelist={lane[0]};dependency=afterany:"
+                                 + ":".join("@" + x for x in names)))
                 before = [f"{tag}-wait"]
-    # In submission order (a stable sort: each lane's jobs in the order
-    # their dependencies need, the pair's in its priority order).
-    return (lines + [x for _, x in sorted(jobs, key=lambda j: j[0])]
-            + (loaded.lines if loaded is not None else []))
+    # The background's (layout background) after the experiment's at the
+    # same second. In submission order (a stable sort: each lane's jobs in
+    # the order their dependencies need, the pair's in its priority order).
+    if loaded is not None:
+        jobs += [(int(x.split()[1]), x) for x in loaded.lines]
+    return lines + [x for _, x in sorted(jobs, key=lambda j: j[0])]
 
 
 def load_background(topo, items, reps, setup, t0, seed, warmup, words, workloads_dir):
