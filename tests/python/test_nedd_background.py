@@ -287,3 +287,26 @@ def test_the_paced_lists_keep_the_chains_properties(tmp_path, max_delay):
                     began = (t[f"r{rep:02d}-{item}-gpcnet"][0] if cong
                              else min(t[x][0] for x in reps[rep]))
                     assert began >= max(t[x][1] for x in last) + (0 if cong else WINDOW)
+
+
+def test_the_replay_submits_a_background_job_compute_with_its_share_and_pinned(tmp_path):
+    """Through the replay's plan and tb-submit's fields: the comment
+    0:<rd>:<percent>:<runtime> (compute, so no cost model stretches it;
+    the plugin's inj_unnamed= reads the percent), no application, its
+    node list, its begin at the log second it is due."""
+    from workloads.replay.cli import parse_args
+    from workloads.replay.plan import make_plan
+    from workloads.replay.slurm_io import job_fields
+    loaded = nb.plan(topo(), 1, 5, [FIXTURE, "1", "100"], 2000, "0", "")
+    path = tmp_path / "l.jobs"
+    path.write_text("\n".join(nedd_jobs.job_list(topo(), [("miniMD",)], 1, (5, 1, 3), 100,
+                                                 True, 0, loaded=loaded)) + "\n")
+    log = logs.read(str(path))
+    plan, too_big = make_plan(parse_args(["--log", str(path), "--jobs", str(len(log.jobs))]),
+                              log, None, 48, 1.0)
+    assert too_big == []
+    p = {x["log_id"]: x for x in plan}["bg-4"]
+    f = job_fields("R", 0, p, 0, 1.0, 0)
+    assert f[5] == "0:2:30:80", f
+    assert f[3] == 1920 and f[7].startswith("nodelist=d[") and ";" not in f[7], f
+    assert p["prefill"] == 1
