@@ -28,7 +28,7 @@ def topo(groups=3, per_group=16, cores=4):
 
 
 def history(start=100, horizon=3000, n_lanes=1, n=10, seed="0"):
-    return nb.history(logs.read(FIXTURE).jobs, nb.main_nodes(topo()), 1.0, start, horizon,
+    return nb.history(logs.read(FIXTURE).jobs, nb.main_nodes(topo())[1], 1.0, start, horizon,
                       n_lanes, n, seed)
 
 
@@ -102,13 +102,13 @@ def test_plan_writes_pinned_jobs_from_the_start_cut_at_the_horizon():
 
 
 def test_size_factor_and_jobs_too_big():
-    lanes, runs, too_big = nb.history(logs.read(FIXTURE).jobs, nb.main_nodes(topo()), 2.0,
+    lanes, runs, too_big = nb.history(logs.read(FIXTURE).jobs, nb.main_nodes(topo())[1], 2.0,
                                       100, 3000, 1, 4, "0")
     # x2: job 4 (48 nodes) would need the whole machine less the lane.
     sizes = {r[0]: len(r[3]) for r in runs}
     assert sizes["1"] == 16 and sizes["3"] == 40
     assert too_big == 0
-    lanes, runs, too_big = nb.history(logs.read(FIXTURE).jobs, nb.main_nodes(topo()), 3.0,
+    lanes, runs, too_big = nb.history(logs.read(FIXTURE).jobs, nb.main_nodes(topo())[1], 3.0,
                                       100, 3000, 1, 4, "0")
     assert too_big == 2      # jobs 3 (60) and 4 (72) exceed 48 nodes
 

@@ -77,7 +77,7 @@ def parse(words, where=""):
     """(log, size factor, start s) from the definition's list."""
     if len(words) != 3:
         raise ExperimentError(f"{where}background '{' '.join(words)}': expected <log> "
-                              "<size factor> <start s>, e.g. 'theta 2.2 259200'")
+                              "<size factor> <start s>, e.g. 'theta 2.2 604800'")
     try:
         factor, start = float(words[1]), float(words[2])
     except ValueError:
@@ -98,8 +98,9 @@ def read_log(name, workloads_dir):
 
 
 def main_nodes(topo):
-    """The nodes of the machine's most common core count, in id order,
-    with their groups (the lanes' kind; lanes() in nedd_jobs)."""
+    """The machine's most common core count (Cori's KNL, L98) and its
+    nodes in id order with their groups: where every layout's lanes are
+    (nedd_jobs.lanes too)."""
     nodes = topo["nodes"]
     if not nodes or "group" not in nodes[0]:
         raise ExperimentError(f"cluster {topo.get('name')}: no dragonfly groups in its "
@@ -108,7 +109,8 @@ def main_nodes(topo):
     for x in nodes:
         cores[x.get("cores", 0)] = cores.get(x.get("cores", 0), 0) + 1
     main = max(cores, key=lambda c: (cores[c], c))
-    return sorted(((x["name"], x["group"]) for x in nodes if x.get("cores", 0) == main))
+    return main, sorted(((x["name"], x["group"]) for x in nodes
+                         if x.get("cores", 0) == main))
 
 
 def choose_lanes(idle, groups, n_lanes, n):
@@ -127,7 +129,7 @@ def choose_lanes(idle, groups, n_lanes, n):
         if len(lane) < n:
             raise ExperimentError(f"layout background: {len(idle)} idle nodes at the "
                                   f"start, too few for {n_lanes} lanes of {n} nodes in "
-                                  "groups of their own (a later start, or a smaller "
+                                  "groups of their own (another start, or a smaller "
                                   "size factor)")
         lanes.append(sorted(lane)[:n])
     return lanes
@@ -204,7 +206,7 @@ def plan(topo, n_lanes, n, words, horizon_s, seed, workloads_dir):
     from .nedd_jobs import hostlist  # nedd_jobs imports this module
     log, factor, start = parse(words)
     lg, name = read_log(log, workloads_dir)
-    nodes = main_nodes(topo)
+    _, nodes = main_nodes(topo)
     lanes, runs, too_big = history(lg.jobs, nodes, factor, start, horizon_s, n_lanes, n,
                                    seed)
     busy = sum(len(r[3]) for r in runs if r[1] <= start < r[2])

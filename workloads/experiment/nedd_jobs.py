@@ -29,6 +29,8 @@ import subprocess
 import sys
 
 from .errors import ExperimentError
+from . import nedd_background
+from .nedd_background import main_nodes
 
 # The repository (definition.py's ROOT; importing it here would be circular:
 # the definition imports the kinds).
@@ -103,24 +105,16 @@ def lanes(topo, n_lanes, n):
     """n_lanes lanes of n node names, each the first n node ids of one
     dragonfly group: the groups whose nodes have the machine's most common
     core count (Cori's KNL, L98), in group order."""
-    nodes = topo["nodes"]
-    if not nodes or "group" not in nodes[0]:
-        raise ExperimentError(f"cluster {topo.get('name')}: no dragonfly groups in its "
-                              "topology; the NeDD experiments need routers and groups")
-    cores = {}
-    for x in nodes:
-        cores[x.get("cores", 0)] = cores.get(x.get("cores", 0), 0) + 1
-    main = max(cores, key=lambda c: (cores[c], c))
+    main, nodes = main_nodes(topo)
     by_group = {}
-    for x in nodes:
-        if x.get("cores", 0) == main:
-            by_group.setdefault(x["group"], []).append(x["name"])
+    for name, group in nodes:
+        by_group.setdefault(group, []).append(name)
     usable = [sorted(v)[:n] for g, v in sorted(by_group.items()) if len(v) >= n]
     if len(usable) < n_lanes:
         raise ExperimentError(f"cluster {topo.get('name')}: {len(usable)} dragonfly groups "
                               f"have {n} nodes of {main} cores; the experiment needs "
                               f"{n_lanes} (one per application)")
-    return usable[:n_lanes], [x["name"] for x in nodes]
+    return usable[:n_lanes], [x["name"] for x in topo["nodes"]]
 
 
 def congestor_seconds(t0, limit_factor=LIMIT_FACTOR):
@@ -174,8 +168,7 @@ def job_list(topo, items, reps, setup, t0, congestor, seed, warmup=False, loaded
     # stay under LAG_S per repetition). Consecutive: all at once (0).
     pace = 0
     if loaded is not None:
-        from .nedd_background import LAG_S
-        pace = congestor_s + LAG_S
+        pace = congestor_s + nedd_background.LAG_S
     jobs = []
     for k, item in enumerate(items):
         lane = lane_nodes[k]
@@ -226,7 +219,6 @@ def job_list(topo, items, reps, setup, t0, congestor, seed, warmup=False, loaded
 def load_background(topo, items, reps, setup, t0, seed, warmup, words, workloads_dir):
     """Layout background's lanes and background (nedd_background.plan),
     the same for the runs with and without the congestor."""
-    from . import nedd_background
     span = nedd_background.horizon(reps + (1 if warmup else 0),
                                    congestor_seconds(t0, LIMIT_FACTOR_LOADED))
     return nedd_background.plan(topo, len(items), setup[0], words, span, seed, workloads_dir)
@@ -243,9 +235,8 @@ def write_list(cluster, name, layout, items, reps, setup, t0, congestor, seed, w
     topo = cluster_topology(cluster)
     loaded = None
     if layout == "background":
-        from .nedd_background import DEFAULT
         loaded = load_background(topo, items, reps, setup, t0, seed, warmup,
-                                 background or DEFAULT,
+                                 background or nedd_background.DEFAULT,
                                  workloads_dir if workloads_dir is not None
                                  else os.environ.get("WORKLOADS_DIR", ""))
     lines = job_list(topo, items, reps, setup, t0, congestor, seed, warmup, loaded)
