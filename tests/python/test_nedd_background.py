@@ -310,3 +310,35 @@ def test_the_replay_submits_a_background_job_compute_with_its_share_and_pinned(t
     assert f[5] == "0:2:30:80", f
     assert f[3] == 1920 and f[7].startswith("nodelist=d[") and ";" not in f[7], f
     assert p["prefill"] == 1
+
+
+def test_the_table_calls_no_cell_of_layout_background_calibrated():
+    """The calibration (nedd_runtime.c) saw layout consecutive's pressures,
+    no background: miniMD against Random is calibrated there, predicted in
+    layout background, and the calibration check says so."""
+    import types
+
+    from workloads.experiment.tables import Table
+
+    def run(times):
+        return types.SimpleNamespace(rows=[
+            {"log_job_id": f"r{k + 1:02d}-miniMD-1-miniMD", "run_s": x}
+            for k, x in enumerate(times)])
+    d = types.SimpleNamespace(apps=["miniMD"], policies=["nedd", "random"],
+                              logs=["consecutive", "background"], setup=["201", "64", "32"],
+                              base_runtime=["100"], reps=["3"], background=list(nb.DEFAULT),
+                              paper={})
+    d.paper_value = lambda *a: None
+    runs = {}
+    for layout in d.logs:
+        runs[(layout, "nedd")] = run([300, 330, 360])
+        runs[(layout, "random")] = run([450, 500, 550])
+        runs[(layout, "none")] = run([99, 100, 101])
+    t = Table()
+    nedd.table_nedd(d, runs, t)
+    md = "\n".join(t.md)
+    one = md.split("## NeDD's mean improvement, ours beside the paper's (background)")
+    assert "| miniMD | Random | 34.0 | - | - | - | calibrated |" in one[0]
+    assert "| miniMD | Random | 34.0 | - | - | - | predicted |" in one[1]
+    assert "calibrated on layout consecutive, with no background: here a prediction" in one[1]
+    assert "the calibration aimed at it" in one[0]
