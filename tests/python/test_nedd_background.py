@@ -42,8 +42,9 @@ def test_the_history_is_first_come_first_served_as_worked_by_hand():
     assert got == {"1": (0, 1000, 8, 50), "3": (20, 2020, 20, 90), "4": (2020, 2520, 24, 30),
                    "5": (2020, 2120, 2, 70), "6": (2020, 2030, 2, 0)}
     assert too_big == 0
-    # Job 2 ended before the start: not in the background.
-    assert "2" not in got
+    # Job 2 ended before the start: not in the background; job 7 comes
+    # after the horizon.
+    assert "2" not in got and "7" not in got
 
 
 def test_the_lane_is_idle_at_the_start_and_no_background_job_touches_it():
@@ -185,6 +186,12 @@ def test_definition_words_and_the_plugin_option():
             nb.parse(bad)
     with pytest.raises(ExperimentError, match="background log: unknown LOG 'nosuch'"):
         nb.read_log("nosuch", "")
+    # A start past the log's last submission would leave the machine
+    # empty (tests/fixtures/workloads' made-up Theta log spans less than
+    # the default's week).
+    with pytest.raises(ExperimentError, match=r"background log background.jobs: its jobs "
+                       r"span 5000 s, fewer than the start's 6000 s"):
+        nb.plan(topo(), 1, 5, [FIXTURE, "1", "6000"], 2000, "0", "")
     assert cluster_defs.parse_options("inj_unnamed=1") == ["inj_unnamed=1"]
 
 

@@ -206,6 +206,11 @@ def plan(topo, n_lanes, n, words, horizon_s, seed, workloads_dir):
     from .nedd_jobs import hostlist  # nedd_jobs imports this module
     log, factor, start = parse(words)
     lg, name = read_log(log, workloads_dir)
+    if not lg.jobs or lg.jobs[-1].submit - lg.jobs[0].submit < start:
+        span = lg.jobs[-1].submit - lg.jobs[0].submit if lg.jobs else 0
+        raise ExperimentError(f"background log {name}: its jobs span {span:g} s, fewer "
+                              f"than the start's {start:g} s: the machine would not be "
+                              "loaded (another log, or an earlier start)")
     _, nodes = main_nodes(topo)
     lanes, runs, too_big = history(lg.jobs, nodes, factor, start, horizon_s, n_lanes, n,
                                    seed)
