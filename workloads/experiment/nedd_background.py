@@ -37,9 +37,10 @@ every step below is ours (docs/readings.md, "NeDD"):
    communication share per node (the log's percent for a job the log
    marks communication-intensive, 0 for a compute one), through the
    plugin's inj_unnamed=1 (plugins/lib/nedd_options.h): the same rule as
-   an application's injection f. Its runtime is the log's (compute in
-   its profile, so that no cost model stretches it; no NeDD runtime
-   model, it has no application).
+   an application's injection f. Its runtime is the log's: a pinned job
+   skips the plugin's choice and its runtime models (commtree_eval.c:
+   Slurm's tree places a job with required nodes), and its profile says
+   compute besides.
 """
 
 import heapq
