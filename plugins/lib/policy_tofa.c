@@ -59,7 +59,8 @@ static enum tb_status map_onto(const struct tb_topology *t, const double *pf,
 		}
 	} else {
 		rc = tb_tofa_map_scotch(t, pf, opts->penalty,
-					opts->scotch_arch, g, cand, nc, map);
+					opts->scotch_arch, opts->scotch_strat,
+					g, cand, nc, map);
 	}
 	for (int p = 0; rc == TB_OK && p < g->n; p++)
 		alloc[p] = cand[map[p]];

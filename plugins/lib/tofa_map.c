@@ -249,6 +249,7 @@ static void make_injective(const struct tb_topology *t, const double *pf,
 enum tb_status tb_tofa_map_scotch(const struct tb_topology *t,
 				  const double *pf, enum tb_penalty penalty,
 				  enum tb_scotch_arch arch_kind,
+				  enum tb_scotch_strat strat_kind,
 				  const struct tb_tofa_graph *g,
 				  const int *cand, int nc, int *map)
 {
@@ -303,10 +304,14 @@ enum tb_status tb_tofa_map_scotch(const struct tb_topology *t,
 	} else if (SCOTCH_archBuild2(&arch, &hc, nc, list)) {
 		goto out;
 	}
-	/* ScotchMap(G, H_S), l. 15: one process per node, strict balance. */
-	if (SCOTCH_stratGraphMapBuild(&strat, SCOTCH_STRATQUALITY |
-				      SCOTCH_STRATBALANCE, nc, 0.0) ||
-	    SCOTCH_graphMap(&gc, &arch, &strat, part))
+	/* ScotchMap(G, H_S), l. 15: one process per node, strict balance
+	 * (scotch_strat=quality), or Scotch's default strategy (an empty
+	 * one, scotch_strat=default). */
+	if (strat_kind == TB_SCOTCH_STRAT_QUALITY &&
+	    SCOTCH_stratGraphMapBuild(&strat, SCOTCH_STRATQUALITY |
+				      SCOTCH_STRATBALANCE, nc, 0.0))
+		goto out;
+	if (SCOTCH_graphMap(&gc, &arch, &strat, part))
 		goto out;
 	for (int p = 0; p < g->n; p++)
 		map[p] = (int)part[p];

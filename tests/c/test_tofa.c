@@ -522,39 +522,50 @@ void test_tofa_scotch0_scope_option(void)
 	tb_scenario_free(s);
 }
 
+/* A periodic X x Y x Z halo (rank x + Xy + XYz, pairs of weight 1) on an
+ * empty 8x8x8 torus, as scenario text (malloc'd). */
+static char *halo_scenario(int gx, int gy, int gz)
+{
+	size_t cap = 65536, len;
+	char *text = malloc(cap);
+
+	if (!text)
+		return NULL;
+	len = (size_t)snprintf(text, cap, "torus 8 8 8\n");
+	for (int r = 0; r < gx * gy * gz; r++) {
+		int x = r % gx, y = r / gx % gy, z = r / (gx * gy);
+
+		len += (size_t)snprintf(text + len, cap - len,
+					"edge %d %d 1\nedge %d %d 1\n"
+					"edge %d %d 1\n", r,
+					(x + 1) % gx + gx * y + gx * gy * z, r,
+					x + gx * ((y + 1) % gy) + gx * gy * z, r,
+					x + gx * y + gx * gy * ((z + 1) % gz));
+	}
+	snprintf(text + len, cap - len, "job nodes=%d\n", gx * gy * gz);
+	return text;
+}
+
 void test_tofa_scotch_arch_option(void)
 {
-	/* LAMMPS-64's halo alone (a periodic 4x4x4 grid, rank x + 4y + 16z,
-	 * 192 pairs of weight 1) on the empty 8x8x8 torus, by scotch0 onto
-	 * the window 0-63 (one 8x8 plane): default's identity puts rank r on
-	 * node r = (x + 4 (y % 2), y / 2 + 2z, 0), so it costs 512 hops: x
-	 * pairs 48 x 1 + 16 x 3 (the wrap), y pairs 16 columns x (4 + 5 + 4
-	 * + 5), z pairs 64 x 2 (6 rows apart on a ring of 8 is 2 too).
-	 * scotch_arch=build0 (Scotch
+	/* LAMMPS-64's halo alone (a periodic 4x4x4 grid, 192 pairs) on the
+	 * empty 8x8x8 torus, by scotch0 onto the window 0-63 (one 8x8
+	 * plane): default's identity puts rank r on node r = (x + 4 (y % 2),
+	 * y / 2 + 2z, 0), so it costs 512 hops: x pairs 48 x 1 + 16 x 3 (the
+	 * wrap), y pairs 16 columns x (4 + 5 + 4 + 5), z pairs 64 x 2 (6
+	 * rows apart on a ring of 8 is 2 too). scotch_arch=build0 (Scotch
 	 * 6's archBuild) maps it in 352, build2 in 500 (Scotch 7.0.7, fixed
 	 * seed): the gap the results page of 2026-11-27 measures. */
-	char *text = malloc(16384);
+	char *text = halo_scenario(4, 4, 4);
 	struct tb_scenario *s;
 	struct tb_tofa_eval d, b2, b0;
-	int a2[64], a0[64], used[512] = { 0 };
-	size_t len;
+	int a2[256], a0[256], used[512] = { 0 };
 
 	CHECK(text != NULL);
 	if (!text)
 		return;
-	len = (size_t)snprintf(text, 16384, "torus 8 8 8\n");
-	for (int r = 0; r < 64; r++) {
-		int x = r % 4, y = r / 4 % 4, z = r / 16;
-
-		len += (size_t)snprintf(text + len, 16384 - len,
-					"edge %d %d 1\nedge %d %d 1\n"
-					"edge %d %d 1\n", r,
-					(x + 1) % 4 + 4 * y + 16 * z, r,
-					x + 4 * ((y + 1) % 4) + 16 * z, r,
-					x + 4 * y + 16 * ((z + 1) % 4));
-	}
-	snprintf(text + len, 16384 - len, "job nodes=64\n");
 	s = scenario(text);
+	free(text);
 	place(s, TB_POLICY_DEFAULT, "", a2, &d);
 	CHECK_NEAR(d.hops, 512);
 	place(s, TB_POLICY_SCOTCH0, "scotch_arch=build2", a2, &b2);
@@ -566,5 +577,32 @@ void test_tofa_scotch_arch_option(void)
 		CHECK_EQ(used[a0[p]]++, 0);
 	}
 	tb_scenario_free(s);
+
+	/* Table 1's fitted row, the halo of LAMMPS-256 (8x8x4) on 8x8x8:
+	 * default's identity is the grid itself on ids 0-255 (z < 4), 896
+	 * hops (x 256 x 1, y 256 x 1, z 192 x 1 + 64 x 3 for the wrap 3 ->
+	 * 0); every Scotch reading loses to it, as the paper's TOFA does
+	 * (L660): build2 2120, build0 1440, build0 with Scotch's default
+	 * strategy 1386 (scotch_strat=default). */
+	text = halo_scenario(8, 8, 4);
+	CHECK(text != NULL);
+	if (!text)
+		return;
+	s = scenario(text);
 	free(text);
+	place(s, TB_POLICY_DEFAULT, "", a2, &d);
+	CHECK_NEAR(d.hops, 896);
+	place(s, TB_POLICY_SCOTCH0, "scotch_arch=build2", a2, &b2);
+	CHECK_NEAR(b2.hops, 2120);
+	place(s, TB_POLICY_SCOTCH0, "scotch_arch=build0", a0, &b0);
+	CHECK_NEAR(b0.hops, 1440);
+	place(s, TB_POLICY_SCOTCH0, "scotch_arch=build0 scotch_strat=default",
+	      a0, &b0);
+	CHECK_NEAR(b0.hops, 1386);
+	memset(used, 0, sizeof(used));
+	for (int p = 0; p < 256; p++) {
+		CHECK(a0[p] >= 0 && a0[p] < 256);
+		CHECK_EQ(used[a0[p]]++, 0);
+	}
+	tb_scenario_free(s);
 }
