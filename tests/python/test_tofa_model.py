@@ -38,6 +38,13 @@ def test_parse_line_reads_costs_and_refuses_other_lines():
         tofa_model.parse_line("tofa nodes=1 cost=1 hops=1")
 
 
+def test_direction_says_tie_when_ours_rounds_to_one():
+    assert tofa_model.direction(0.9996, 1.112) == "tie"
+    assert tofa_model.direction(1.027, 1.112) == "yes"
+    assert tofa_model.direction(0.982, 1.037) == "no"
+    assert tofa_model.direction(0.878, 0.878) == "yes"
+
+
 def test_fit_rules_give_tofa_f_tsv_back_from_its_own_numbers():
     # tofa-f.tsv's comment: scotch0's C/C0 4.19011e10 / 9.105e10, tofa's
     # 5.20373e9 / 2.25933e9 on 8x8x8.
