@@ -71,7 +71,8 @@ OPTION_VALUES = {
     "adaptive_tie": ("balanced", "greedy"),
     # TOFA (plugins/lib/options.h)
     "mapper": ("scotch", "exact"), "penalty": ("101", "100"),
-    "fallback": ("all", "window"),
+    "fallback": ("all", "window"), "scotch0": ("window", "machine"),
+    "scotch_arch": ("build2", "build0"), "scotch_strat": ("quality", "default"),
 }
 
 

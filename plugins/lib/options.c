@@ -12,7 +12,8 @@ struct option_key {
 
 enum {
 	KEY_EQ3, KEY_RATIO, KEY_FIT, KEY_SPLIT, KEY_DENOMINATOR, KEY_RANKS,
-	KEY_ADAPTIVE_TIE, KEY_MAPPER, KEY_PENALTY, KEY_FALLBACK,
+	KEY_ADAPTIVE_TIE, KEY_MAPPER, KEY_PENALTY, KEY_FALLBACK, KEY_SCOTCH0,
+	KEY_SCOTCH_ARCH, KEY_SCOTCH_STRAT,
 	N_KEYS
 };
 static const struct option_key keys[N_KEYS] = {
@@ -26,6 +27,9 @@ static const struct option_key keys[N_KEYS] = {
 	[KEY_MAPPER] = { "mapper", { "scotch", "exact" } },
 	[KEY_PENALTY] = { "penalty", { "101", "100" } },
 	[KEY_FALLBACK] = { "fallback", { "all", "window" } },
+	[KEY_SCOTCH0] = { "scotch0", { "window", "machine" } },
+	[KEY_SCOTCH_ARCH] = { "scotch_arch", { "build2", "build0" } },
+	[KEY_SCOTCH_STRAT] = { "scotch_strat", { "quality", "default" } },
 };
 
 static int get(const struct tb_options *o, int key)
@@ -40,6 +44,9 @@ static int get(const struct tb_options *o, int key)
 	case KEY_MAPPER: return o->mapper == TB_MAPPER_EXACT;
 	case KEY_PENALTY: return o->penalty == TB_PENALTY_100;
 	case KEY_FALLBACK: return o->fallback == TB_FALLBACK_WINDOW;
+	case KEY_SCOTCH0: return o->scotch0 == TB_SCOTCH0_MACHINE;
+	case KEY_SCOTCH_ARCH: return o->scotch_arch == TB_SCOTCH_ARCH_BUILD0;
+	case KEY_SCOTCH_STRAT: return o->scotch_strat == TB_SCOTCH_STRAT_DEFAULT;
 	default: return (int)o->ranks;
 	}
 }
@@ -74,6 +81,17 @@ static void set(struct tb_options *o, int key, int v)
 	case KEY_FALLBACK:
 		o->fallback = v ? TB_FALLBACK_WINDOW : TB_FALLBACK_ALL;
 		break;
+	case KEY_SCOTCH0:
+		o->scotch0 = v ? TB_SCOTCH0_MACHINE : TB_SCOTCH0_WINDOW;
+		break;
+	case KEY_SCOTCH_ARCH:
+		o->scotch_arch = v ? TB_SCOTCH_ARCH_BUILD0 :
+				     TB_SCOTCH_ARCH_BUILD2;
+		break;
+	case KEY_SCOTCH_STRAT:
+		o->scotch_strat = v ? TB_SCOTCH_STRAT_DEFAULT :
+				      TB_SCOTCH_STRAT_QUALITY;
+		break;
 	default:
 		o->ranks = v == 2 ? TB_RANKS_AUTHORS :
 			   v ? TB_RANKS_INDEX : TB_RANKS_TAKEN;
@@ -94,6 +112,9 @@ struct tb_options tb_options_default(void)
 		.mapper = TB_MAPPER_SCOTCH,
 		.penalty = TB_PENALTY_101,
 		.fallback = TB_FALLBACK_ALL,
+		.scotch0 = TB_SCOTCH0_WINDOW,
+		.scotch_arch = TB_SCOTCH_ARCH_BUILD2,
+		.scotch_strat = TB_SCOTCH_STRAT_QUALITY,
 	};
 
 	tb_nedd_options_default(&o.nedd);
@@ -135,7 +156,8 @@ static int set_word(struct tb_options *o, const char *w, size_t n, char *err,
 	if (err && errlen)
 		snprintf(err, errlen, "unknown option '%.*s' (eq3, ratio, fit, "
 			 "split, denominator, ranks, adaptive_tie, mapper, "
-			 "penalty, fallback, NeDD's "
+			 "penalty, fallback, scotch0, scotch_arch, scotch_strat, "
+			 "NeDD's "
 			 "theta, "
 			 "unprofiled, window, stall_g, stall_noise, jitter, inj_*; "
 			 "key=value)", (int)n, w);

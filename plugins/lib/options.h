@@ -71,6 +71,28 @@
  *                        risky nodes (the lowest first id on a tie), as
  *                        l. 14-15 map onto a clean one; with no window of
  *                        n free ids at all, every free node.
+ *   scotch0=window|machine  what scotch0 (Sec. 5.1's "Scotch", faults
+ *                        disregarded) maps onto: window, Listing 1.1 with
+ *                        every pf 0 (l. 10, 14-15: the lowest n free
+ *                        consecutive ids), or machine, every free node
+ *                        (l. 12's ScotchMap(G, H)), as L627-630 say: the
+ *                        graph "is given as input to Scotch, along with a
+ *                        representation of the platform". tofa is not
+ *                        affected (Table 1's column is TOFA).
+ *   scotch_arch=build2|build0  how ScotchExtract(H, S) (Listing 1.1
+ *                        l. 14) builds the target of the listed nodes of
+ *                        H: SCOTCH_archBuild2 (Scotch 7's multilevel
+ *                        decomposition), or SCOTCH_archBuild0, recursive
+ *                        bipartitioning with Scotch's default strategy:
+ *                        what Scotch 6 (2012-2021, the paper's time) had
+ *                        as SCOTCH_archBuild, the call behind amk_grf -l.
+ *   scotch_strat=quality|default  the strategy ScotchMap (l. 12, 15) maps
+ *                        with: SCOTCH_STRATQUALITY | SCOTCH_STRATBALANCE at
+ *                        imbalance 0 (one process per node), or Scotch's
+ *                        default strategy (an initialised, empty
+ *                        SCOTCH_Strat); the paper names none. Either way
+ *                        a node given two processes is fixed afterwards
+ *                        (docs/readings.md, one process per node).
  *
  * The NeDD family's keys are in nedd_options.h.
  *
@@ -94,6 +116,9 @@ enum tb_adaptive_tie { TB_TIE_BALANCED, TB_TIE_GREEDY };
 enum tb_mapper { TB_MAPPER_SCOTCH, TB_MAPPER_EXACT };
 enum tb_penalty { TB_PENALTY_101, TB_PENALTY_100 };
 enum tb_tofa_fallback { TB_FALLBACK_ALL, TB_FALLBACK_WINDOW };
+enum tb_scotch0_scope { TB_SCOTCH0_WINDOW, TB_SCOTCH0_MACHINE };
+enum tb_scotch_arch { TB_SCOTCH_ARCH_BUILD2, TB_SCOTCH_ARCH_BUILD0 };
+enum tb_scotch_strat { TB_SCOTCH_STRAT_QUALITY, TB_SCOTCH_STRAT_DEFAULT };
 
 struct tb_options {
 	enum tb_eq3_form eq3;
@@ -106,6 +131,9 @@ struct tb_options {
 	enum tb_mapper mapper;		/* TOFA */
 	enum tb_penalty penalty;	/* TOFA, Eq. 1 */
 	enum tb_tofa_fallback fallback;	/* TOFA, Listing 1.1 l. 12 */
+	enum tb_scotch0_scope scotch0;	/* TOFA, Sec. 5.1's Scotch */
+	enum tb_scotch_arch scotch_arch; /* TOFA, ScotchExtract, l. 14 */
+	enum tb_scotch_strat scotch_strat; /* TOFA, ScotchMap, l. 12, 15 */
 	/* The NeDD family's options (nedd_options.h: theta=, unprofiled=,
 	 * window=, stall_g=, stall_noise=, inj_*=), in the same text. */
 	struct tb_nedd_options nedd;
@@ -121,7 +149,7 @@ int tb_options_parse(const char *text, struct tb_options *o, char *err,
 
 /* "eq3=pair ratio=eq1 fit=bestfit split=halve denominator=default1905
  * ranks=taken adaptive_tie=balanced mapper=scotch penalty=101
- * fallback=all"; returns what snprintf returns. */
+ * fallback=all scotch0=window scotch_arch=build2 scotch_strat=quality"; returns what snprintf returns. */
 int tb_options_format(const struct tb_options *o, char *buf, size_t len);
 
 #endif

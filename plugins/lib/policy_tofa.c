@@ -58,8 +58,9 @@ static enum tb_status map_onto(const struct tb_topology *t, const double *pf,
 			free(d);
 		}
 	} else {
-		rc = tb_tofa_map_scotch(t, pf, opts->penalty, g, cand, nc,
-					map);
+		rc = tb_tofa_map_scotch(t, pf, opts->penalty,
+					opts->scotch_arch, opts->scotch_strat,
+					g, cand, nc, map);
 	}
 	for (int p = 0; rc == TB_OK && p < g->n; p++)
 		alloc[p] = cand[map[p]];
@@ -85,8 +86,11 @@ enum tb_status tb_tofa_place(const struct tb_topology *t,
 	cand = malloc(sizeof(int) * (size_t)t->n_nodes);
 	if (!cand)
 		return TB_ENOMEM;
-	/* l. 10: n consecutive free nodes, none risky. */
-	trace->window = tb_tofa_window(t, o, pf, n);
+	/* l. 10: n consecutive free nodes, none risky; scotch0=machine
+	 * (Sec. 5.1's Scotch, L627-630: the graph and "a representation of
+	 * the platform") skips it and maps as l. 12 onto every free node. */
+	trace->window = !use_pf && opts->scotch0 == TB_SCOTCH0_MACHINE ? -1 :
+			tb_tofa_window(t, o, pf, n);
 	if (trace->window >= 0) {
 		for (int k = 0; k < n; k++)
 			cand[nc++] = trace->window + k;

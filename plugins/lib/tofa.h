@@ -120,9 +120,12 @@ enum tb_status tb_tofa_map_exact(const struct tb_tofa_graph *g,
 				 const double *d, int nc, int *map);
 /* The same with Debian's Scotch (ScotchExtract + ScotchMap, L349-356):
  * the target is the machine's graph H (the torus' links, each weighted by
- * Eq. 1), extracted to cand; Scotch's distances are H's cheapest paths. */
+ * Eq. 1), extracted to cand (arch_kind, strat_kind: options.h's
+ * scotch_arch, scotch_strat); Scotch's distances are H's cheapest paths. */
 enum tb_status tb_tofa_map_scotch(const struct tb_topology *t,
 				  const double *pf, enum tb_penalty penalty,
+				  enum tb_scotch_arch arch_kind,
+				  enum tb_scotch_strat strat_kind,
 				  const struct tb_tofa_graph *g,
 				  const int *cand, int nc, int *map);
 /* "7.0.7": the Scotch the library runs (SCOTCH_version). */

@@ -248,13 +248,15 @@ static void make_injective(const struct tb_topology *t, const double *pf,
 
 enum tb_status tb_tofa_map_scotch(const struct tb_topology *t,
 				  const double *pf, enum tb_penalty penalty,
+				  enum tb_scotch_arch arch_kind,
+				  enum tb_scotch_strat strat_kind,
 				  const struct tb_tofa_graph *g,
 				  const int *cand, int nc, int *map)
 {
 	SCOTCH_Context ctx;
 	SCOTCH_Graph h, hc, gr, gc;
 	SCOTCH_Arch arch;
-	SCOTCH_Strat strat;
+	SCOTCH_Strat strat, astrat;
 	SCOTCH_Num *hv = NULL, *he = NULL, *hl = NULL, *gv = NULL,
 		   *ge = NULL, *gl = NULL, *part = NULL, *list = NULL;
 	enum tb_status rc = TB_ENOMEM;
@@ -281,6 +283,7 @@ enum tb_status tb_tofa_map_scotch(const struct tb_topology *t,
 	SCOTCH_graphInit(&gc);
 	SCOTCH_archInit(&arch);
 	SCOTCH_stratInit(&strat);
+	SCOTCH_stratInit(&astrat);
 	rc = TB_EINVAL;
 	if (build_target(&h, t, pf, penalty, &hv, &he, &hl) ||
 	    build_guest(&gr, g, &gv, &ge, &gl) ||
@@ -288,15 +291,27 @@ enum tb_status tb_tofa_map_scotch(const struct tb_topology *t,
 	    SCOTCH_contextBindGraph(&ctx, &gr, &gc))
 		goto out;
 	/* ScotchExtract(H, S), l. 14: the target architecture of the listed
-	 * nodes of H, their distances H's. archBuild2 (Scotch 7's multilevel
-	 * decomposition): archBuild0's recursive bipartitioning mapped a
-	 * chain onto a window of a ring of 8 at cost 5 where 3 is best. */
-	if (SCOTCH_archBuild2(&arch, &hc, nc, list))
+	 * nodes of H, their distances H's (options.h, scotch_arch=).
+	 * build2 (Scotch 7's multilevel decomposition): archBuild0 mapped a
+	 * chain onto a window of a ring of 8 at cost 5 where 3 is best.
+	 * build0: recursive bipartitioning, Scotch's default strategy, the
+	 * SCOTCH_archBuild of Scotch 6 (the paper's time; Scotch 7 added
+	 * archBuild2): on the experiments' graphs its maps have 14 to 36 %
+	 * fewer hop-bytes (docs/results/2026-11-27-tofa-directions.md). */
+	if (arch_kind == TB_SCOTCH_ARCH_BUILD0) {
+		if (SCOTCH_archBuild0(&arch, &hc, nc, list, &astrat))
+			goto out;
+	} else if (SCOTCH_archBuild2(&arch, &hc, nc, list)) {
 		goto out;
-	/* ScotchMap(G, H_S), l. 15: one process per node, strict balance. */
-	if (SCOTCH_stratGraphMapBuild(&strat, SCOTCH_STRATQUALITY |
-				      SCOTCH_STRATBALANCE, nc, 0.0) ||
-	    SCOTCH_graphMap(&gc, &arch, &strat, part))
+	}
+	/* ScotchMap(G, H_S), l. 15: one process per node, strict balance
+	 * (scotch_strat=quality), or Scotch's default strategy (an empty
+	 * one, scotch_strat=default). */
+	if (strat_kind == TB_SCOTCH_STRAT_QUALITY &&
+	    SCOTCH_stratGraphMapBuild(&strat, SCOTCH_STRATQUALITY |
+				      SCOTCH_STRATBALANCE, nc, 0.0))
+		goto out;
+	if (SCOTCH_graphMap(&gc, &arch, &strat, part))
 		goto out;
 	for (int p = 0; p < g->n; p++)
 		map[p] = (int)part[p];
@@ -306,6 +321,7 @@ enum tb_status tb_tofa_map_scotch(const struct tb_topology *t,
 		ok = map[p] >= 0 && map[p] < nc;
 	rc = ok ? TB_OK : TB_ENOMEM;
 out:
+	SCOTCH_stratExit(&astrat);
 	SCOTCH_stratExit(&strat);
 	SCOTCH_archExit(&arch);
 	SCOTCH_graphExit(&gc);

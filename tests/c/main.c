@@ -82,6 +82,8 @@ static const struct tb_test tb_tests[] = {
 	T(test_tofa_hit_route_and_node),
 	T(test_tofa_runtime_model),
 	T(test_tofa_fallback_window_option),
+	T(test_tofa_scotch0_scope_option),
+	T(test_tofa_scotch_arch_option),
 	T(test_nedd_worked_case_traffic),
 	T(test_nedd_worked_case_strategies),
 	T(test_nedd_window_case),

@@ -274,13 +274,14 @@ void test_icpp_options_text(void)
 	struct tb_options o = tb_options_default();
 	struct tb_scenario *s;
 	const char *text;
-	char buf[160], err[160];
+	char buf[256], err[160];
 
 	tb_options_format(&o, buf, sizeof(buf));
 	CHECK(!strcmp(buf, "eq3=pair ratio=eq1 fit=bestfit split=halve "
 			   "denominator=default1905 ranks=taken "
 			   "adaptive_tie=balanced mapper=scotch penalty=101 "
-			   "fallback=all"));
+			   "fallback=all scotch0=window "
+			   "scotch_arch=build2 scotch_strat=quality"));
 	CHECK_EQ(tb_options_parse(" eq3=path,fit=quiet\tratio=share ", &o, err,
 				  sizeof(err)), 0);
 	CHECK_EQ(o.eq3, TB_EQ3_PATH);

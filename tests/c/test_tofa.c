@@ -4,6 +4,7 @@
  * cases, to the printed digit; then hand-worked cases of our own, kept
  * apart below.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -488,5 +489,120 @@ void test_tofa_fallback_window_option(void)
 	CHECK_EQ(tb_tofa_place(s->topo, s->occ, &s->job, &o, 1, alloc, &tr),
 		 TB_OK);
 	CHECK_EQ(tr.fallback, 1);
+	tb_scenario_free(s);
+}
+
+void test_tofa_scotch0_scope_option(void)
+{
+	/* A 4x4x1 torus, busy 1 and 2, the chain 0-1-2-3, no risky node.
+	 * scotch0=window (Listing 1.1 with every pf 0): the lowest four
+	 * consecutive free ids 3-6 = (3,0) (0,1) (1,1) (2,1); node 3 is two
+	 * hops from 4 and from 6, so the best chain costs 2 + 1 + 1 = 4,
+	 * first in order 3,4,5,6. scotch0=machine (L627-630: Scotch gets
+	 * the platform): every free node; 3 = (3,0) and 4 = (0,1) are both
+	 * neighbours of 0 = (0,0), so a chain of three hops, the first in
+	 * order 0,3,7,4 (7 = (3,1) neighbours 3 and 4). */
+	struct tb_scenario *s = scenario("torus 4 4 1\nbusy 1,2\n" CHAIN);
+	struct tb_options o = tb_options_default();
+	struct tb_tofa_eval ev;
+	char err[200];
+	int alloc[16];
+
+	place(s, TB_POLICY_SCOTCH0, "mapper=exact", alloc, &ev);
+	check_map(alloc, (int[]){ 3, 4, 5, 6 }, 4);
+	CHECK_NEAR(ev.hops, 4);
+	place(s, TB_POLICY_SCOTCH0, "mapper=exact scotch0=machine", alloc, &ev);
+	check_map(alloc, (int[]){ 0, 3, 7, 4 }, 4);
+	CHECK_NEAR(ev.hops, 3);
+	/* tofa keeps its window whatever scotch0= says. */
+	place(s, TB_POLICY_TOFA, "mapper=exact scotch0=machine", alloc, &ev);
+	check_map(alloc, (int[]){ 3, 4, 5, 6 }, 4);
+	CHECK_EQ(tb_options_parse("scotch0=all", &o, err, sizeof(err)), -1);
+	CHECK(!strcmp(err, "scotch0: expected window or machine, got 'all'"));
+	tb_scenario_free(s);
+}
+
+/* A periodic X x Y x Z halo (rank x + Xy + XYz, pairs of weight 1) on an
+ * empty 8x8x8 torus, as scenario text (malloc'd). */
+static char *halo_scenario(int gx, int gy, int gz)
+{
+	size_t cap = 65536, len;
+	char *text = malloc(cap);
+
+	if (!text)
+		return NULL;
+	len = (size_t)snprintf(text, cap, "torus 8 8 8\n");
+	for (int r = 0; r < gx * gy * gz; r++) {
+		int x = r % gx, y = r / gx % gy, z = r / (gx * gy);
+
+		len += (size_t)snprintf(text + len, cap - len,
+					"edge %d %d 1\nedge %d %d 1\n"
+					"edge %d %d 1\n", r,
+					(x + 1) % gx + gx * y + gx * gy * z, r,
+					x + gx * ((y + 1) % gy) + gx * gy * z, r,
+					x + gx * y + gx * gy * ((z + 1) % gz));
+	}
+	snprintf(text + len, cap - len, "job nodes=%d\n", gx * gy * gz);
+	return text;
+}
+
+void test_tofa_scotch_arch_option(void)
+{
+	/* LAMMPS-64's halo alone (a periodic 4x4x4 grid, 192 pairs) on the
+	 * empty 8x8x8 torus, by scotch0 onto the window 0-63 (one 8x8
+	 * plane): default's identity puts rank r on node r = (x + 4 (y % 2),
+	 * y / 2 + 2z, 0), so it costs 512 hops: x pairs 48 x 1 + 16 x 3 (the
+	 * wrap), y pairs 16 columns x (4 + 5 + 4 + 5), z pairs 64 x 2 (6
+	 * rows apart on a ring of 8 is 2 too). scotch_arch=build0 (Scotch
+	 * 6's archBuild) maps it in 352, build2 in 500 (Scotch 7.0.7, fixed
+	 * seed): the gap the results page of 2026-11-27 measures. */
+	char *text = halo_scenario(4, 4, 4);
+	struct tb_scenario *s;
+	struct tb_tofa_eval d, b2, b0;
+	int a2[256], a0[256], used[512] = { 0 };
+
+	CHECK(text != NULL);
+	if (!text)
+		return;
+	s = scenario(text);
+	free(text);
+	place(s, TB_POLICY_DEFAULT, "", a2, &d);
+	CHECK_NEAR(d.hops, 512);
+	place(s, TB_POLICY_SCOTCH0, "scotch_arch=build2", a2, &b2);
+	place(s, TB_POLICY_SCOTCH0, "scotch_arch=build0", a0, &b0);
+	CHECK_NEAR(b2.hops, 500);
+	CHECK_NEAR(b0.hops, 352);
+	for (int p = 0; p < 64; p++) {
+		CHECK(a0[p] >= 0 && a0[p] < 64);
+		CHECK_EQ(used[a0[p]]++, 0);
+	}
+	tb_scenario_free(s);
+
+	/* Table 1's fitted row, the halo of LAMMPS-256 (8x8x4) on 8x8x8:
+	 * default's identity is the grid itself on ids 0-255 (z < 4), 896
+	 * hops (x 256 x 1, y 256 x 1, z 192 x 1 + 64 x 3 for the wrap 3 ->
+	 * 0); every Scotch reading loses to it, as the paper's TOFA does
+	 * (L660): build2 2120, build0 1440, build0 with Scotch's default
+	 * strategy 1386 (scotch_strat=default). */
+	text = halo_scenario(8, 8, 4);
+	CHECK(text != NULL);
+	if (!text)
+		return;
+	s = scenario(text);
+	free(text);
+	place(s, TB_POLICY_DEFAULT, "", a2, &d);
+	CHECK_NEAR(d.hops, 896);
+	place(s, TB_POLICY_SCOTCH0, "scotch_arch=build2", a2, &b2);
+	CHECK_NEAR(b2.hops, 2120);
+	place(s, TB_POLICY_SCOTCH0, "scotch_arch=build0", a0, &b0);
+	CHECK_NEAR(b0.hops, 1440);
+	place(s, TB_POLICY_SCOTCH0, "scotch_arch=build0 scotch_strat=default",
+	      a0, &b0);
+	CHECK_NEAR(b0.hops, 1386);
+	memset(used, 0, sizeof(used));
+	for (int p = 0; p < 256; p++) {
+		CHECK(a0[p] >= 0 && a0[p] < 256);
+		CHECK_EQ(used[a0[p]]++, 0);
+	}
 	tb_scenario_free(s);
 }

@@ -69,6 +69,8 @@ void test_alloc_scenario_errors(void);
 void test_registry_lines(void); /* test_registry.c */
 /* test_tofa.c */
 void test_tofa_worked_case_ring(void);
+void test_tofa_scotch0_scope_option(void);
+void test_tofa_scotch_arch_option(void);
 void test_tofa_worked_case_4x4(void);
 void test_tofa_routes(void);
 void test_tofa_eq1_costs(void);
