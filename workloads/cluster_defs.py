@@ -78,8 +78,8 @@ OPTION_VALUES = {
 
 # The NeDD family's numeric options (plugins/lib/nedd_options.h); the
 # library checks their ranges.
-NEDD_NUMERIC = ("theta", "window", "stall_g", "stall_noise", "inj_kernel",
-                "inj_canary", "inj_unnamed", "seed")
+NEDD_NUMERIC = ("theta", "window", "stall_g", "stall_noise", "jitter",
+                "inj_kernel", "inj_canary", "inj_unnamed", "seed")
 NEDD_APPS = ("minimd", "lammps", "milc", "hacc", "qmcpack", "hpcg")
 NEDD_UNPROFILED = ("ltr", "htr", "random", "low-stall", "fewer-router")
 

@@ -29,3 +29,12 @@ def test_adaptive_tie_is_a_word_of_both_and_other_values_are_refused():
     assert OPTION_VALUES["adaptive_tie"] == ("balanced", "greedy")
     with pytest.raises(DefinitionError, match="'adaptive_tie=first': expected one of"):
         parse_options("adaptive_tie=first")
+
+
+def test_nedds_numeric_words_are_those_the_library_reads():
+    # nedd_profile.c reads jitter= (the runtime's seeded noise); the
+    # definitions once refused it although the library accepts it.
+    assert parse_options("jitter=0.05,stall_noise=0.1") == ["jitter=0.05",
+                                                           "stall_noise=0.1"]
+    with pytest.raises(DefinitionError, match="jitter=high"):
+        parse_options("jitter=high")
