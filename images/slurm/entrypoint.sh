@@ -107,13 +107,16 @@ seed_config_lite() {
 		return 0
 		;;
 	esac
-	mkdir -p "$dir"
 	tmp=$file.testbed
-	{
-		printf '%b' "$(be_bytes $((42 << 8)) 2)$(be_bytes "$(date +%s)" 8)$(be_bytes $((${#type} + 1)) 4)"
-		printf '%s\0' "$type"
-	} >"$tmp"
-	mv -f "$tmp" "$file"
+	# Not fatal: without the file slurmctld starts as it always did.
+	if ! mkdir -p "$dir" 2>/dev/null || ! {
+		printf '%b' "$(be_bytes $((42 << 8)) 2)$(be_bytes "$(date +%s)" 8)$(be_bytes $((${#type} + 1)) 4)" &&
+			printf '%s\0' "$type"
+	} >"$tmp" 2>/dev/null || ! mv -f "$tmp" "$file"; then
+		rm -f "$tmp" 2>/dev/null || true
+		log "could not write $file; slurmctld starts without it"
+		return 0
+	fi
 	log "fresh state: $file names $type, so slurmctld sends no per-node DBD_NODE_STATE at each registration"
 }
 

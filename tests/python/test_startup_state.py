@@ -69,6 +69,19 @@ def test_another_slurm_release_gets_no_file(tmp_path):
     assert "not seeding" in out and "25.05.1" in out
 
 
+def test_a_state_that_cannot_be_written_is_no_error(tmp_path):
+    # StateSaveLocation under a regular file: even root cannot make it.
+    (tmp_path / "plain").write_text("")
+    conf = tmp_path / "slurm.conf"
+    conf.write_text(f"StateSaveLocation={tmp_path}/plain/state\n" + TYPE)
+    r = subprocess.run(
+        ["bash", "-c", f"set -euo pipefail; source {ENTRYPOINT}; role=slurmctld; "
+                       f"slurmctld() {{ echo 'slurm 24.11.5'; }}; seed_config_lite {conf}; echo went-on"],
+        capture_output=True, text=True, check=False)
+    assert r.returncode == 0 and "went-on" in r.stdout, r.stdout + r.stderr
+    assert "could not write" in r.stdout
+
+
 def test_no_accounting_storage_type_no_file(tmp_path):
     path, _ = seed(tmp_path, "ClusterName=tiny\n")
     assert not path.exists()
