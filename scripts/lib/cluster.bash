@@ -79,7 +79,7 @@ cmd_up() {
 # controller that read the old one still runs. A controller this compose
 # up created or started ($3, its start before, is empty or differs from
 # $4, its start now) read the new files when it started; a reconfigure
-# would only restart it (24.11), so every front end would register twice
+# would only restart it (24.11), and every front end would register once
 # more, each registration a pass over the whole node table
 # (node_mgr.c:3878). On a stack, always on a change: the deploy has
 # replaced the emulators' tasks (their configs changed), at new
