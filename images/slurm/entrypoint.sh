@@ -58,7 +58,66 @@ CONF
 }
 
 run_slurmctld() {
+	seed_config_lite /etc/slurm/slurm.conf
 	exec slurmctld -D -i
+}
+
+# Big-endian bytes of $1, $2 bytes wide, as printf %b escapes (Slurm packs
+# integers in network order: pack16, pack32, pack_time in common/pack.c).
+be_bytes() {
+	local n=$1 width=$2 i out=""
+	for ((i = width - 1; i >= 0; i--)); do
+		out+=$(printf '\\0%03o' $(((n >> (8 * i)) & 255)))
+	done
+	printf '%s' "$out"
+}
+
+# A fresh StateSaveLocation starts slurmctld in its "initialise the
+# database" mode (slurmctld_init_db, src/slurmctld/read_config.c:100), in
+# which every front end's registration sends slurmdbd one DBD_NODE_STATE
+# message per node (node_mgr.c:4012, validate_nodes_via_front_end), for
+# the whole life of the process: on Cori 100 front ends, each registering
+# at start and again when the new controller asks (ping_nodes.c:225), make
+# 2.4 million messages of 16 KiB buffers each (slurmdbd_pack.c:1605) for a
+# queue of MaxDBDMsgs=448,304, which overflows and then discards job
+# records too (slurmdbd_agent.c:1009-1030). Slurm leaves that mode only
+# when last_config_lite, written at every start for the next one, names
+# the configured AccountingStorageType (read_config.c:2406-2450). A fresh
+# volume gets the file slurmctld would have written
+# (dump_config_state_lite, read_config.c:2382): the 24.11 protocol version
+# (pack16, 42 << 8), a time (pack_time, unused on reading) and the type
+# (packstr: length with its NUL, then the bytes). The database loses
+# nothing: the first registration still sends every node's UP
+# (node_mgr.c:3943, UNKNOWN to IDLE), and a fresh state has no jobs for
+# the mode's other branches (job_mgr.c:1545-1560). Another Slurm release
+# gets no file (its version differs): slurmctld then behaves as before.
+# docs/results/2026-11-27-startup-analysis.md.
+seed_config_lite() {
+	local conf=$1 dir type version file tmp
+	dir=$(sed -n 's/^StateSaveLocation=//p' "$conf" | tail -n 1)
+	type=$(sed -n 's/^AccountingStorageType=//p' "$conf" | tail -n 1)
+	[ -n "$dir" ] && [ -n "$type" ] || return 0
+	file=$dir/last_config_lite
+	[ -e "$file" ] && return 0
+	version=$(slurmctld -V 2>/dev/null) || version=""
+	case $version in
+	"slurm 24.11."*) ;;
+	*)
+		log "not seeding $file for '${version:-unknown}' (written for Slurm 24.11)"
+		return 0
+		;;
+	esac
+	tmp=$file.testbed
+	# Not fatal: without the file slurmctld starts as it always did.
+	if ! mkdir -p "$dir" 2>/dev/null || ! {
+		printf '%b' "$(be_bytes $((42 << 8)) 2)$(be_bytes "$(date +%s)" 8)$(be_bytes $((${#type} + 1)) 4)" &&
+			printf '%s\0' "$type"
+	} >"$tmp" 2>/dev/null || ! mv -f "$tmp" "$file"; then
+		rm -f "$tmp" 2>/dev/null || true
+		log "could not write $file; slurmctld starts without it"
+		return 0
+	fi
+	log "fresh state: $file names $type, so slurmctld sends no per-node DBD_NODE_STATE at each registration"
 }
 
 # Starts every front end at once (they register independently), then waits:
@@ -84,15 +143,20 @@ run_emulator() {
 	exit 1
 }
 
-role=${1:-}
-shift || true
-case "$role" in
-slurmdbd | slurmctld | emulator)
-	link_config
-	start_munge
-	"run_$role" "$@"
-	;;
-*)
-	exec "$role" "$@"
-	;;
-esac
+main() {
+	role=${1:-}
+	shift || true
+	case "$role" in
+	slurmdbd | slurmctld | emulator)
+		link_config
+		start_munge
+		"run_$role" "$@"
+		;;
+	*)
+		exec "$role" "$@"
+		;;
+	esac
+}
+
+# Sourced (tests/python/test_entrypoint_state.py), it only defines.
+[ "${BASH_SOURCE[0]}" != "$0" ] || main "$@"

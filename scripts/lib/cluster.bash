@@ -47,10 +47,11 @@ cmd_up() {
 	# are idle, the check of the controller's policy and topology.
 	local t_compose=$((SECONDS - t0))
 	after=$(config_sum "$name")
-	# On a stack too: the deploy has replaced the emulators' tasks (their
-	# configs changed), at new addresses, which the controller's restart
-	# resolves afresh (a task's address is not kept: no virtual IPs).
-	[ "$before" = "$after" ] || reconfigure_ctld
+	local reconf=0
+	if needs_reconfigure "$before" "$after" "$started" "$(ctld_started)"; then
+		reconf=1
+		reconfigure_ctld
+	fi
 	wait_ready "$name"
 	local t_nodes=$((SECONDS - t0))
 	# An unchanged configuration on the same controller process proves
@@ -62,7 +63,7 @@ cmd_up() {
 	fi
 	# After a reconfigure, the restarted controller's front ends: the
 	# first wait may have seen the old process (the restart comes late).
-	[ "$before" = "$after" ] || wait_ready "$name"
+	[ "$reconf" = 0 ] || wait_ready "$name"
 	local took=$((SECONDS - t0)) memory
 	memory=$(memory_in_use)
 	summary "$name" "$memory"
@@ -71,6 +72,24 @@ cmd_up() {
 		"$name" "$(cluster_var "$name" NODES)" "$(cluster_var "$name" FRONTENDS)" \
 		"$(cluster_var "$name" EMULATORS)" "$took" "$memory" "$t_compose" \
 		"$((t_nodes - t_compose))" >"$STATE_DIR/last-up.env"
+}
+
+# Whether make up must reconfigure the controller: only when the
+# configuration changed ($1, $2: its sums before and after) and a
+# controller that read the old one still runs. A controller this compose
+# up created or started ($3, its start before, is empty or differs from
+# $4, its start now) read the new files when it started; a reconfigure
+# would only restart it (24.11), and every front end would register once
+# more, each registration a pass over the whole node table
+# (node_mgr.c:3878). On a stack, always on a change: the deploy has
+# replaced the emulators' tasks (their configs changed), at new
+# addresses, which the controller's restart resolves afresh (a task's
+# address is not kept: no virtual IPs).
+needs_reconfigure() {
+	local before=$1 after=$2 started=$3 now=$4
+	[ "$before" != "$after" ] || return 1
+	[ "${STACK:-0}" = 1 ] && return 0
+	[ -n "$started" ] && [ "$started" = "$now" ]
 }
 
 # A controller already running keeps its old configuration otherwise.
