@@ -364,8 +364,10 @@ def clock_settings(rate):
     bf_interval, 1 s here) is CPU time, which the clock does not speed up,
     so it grows with the rate too and a pass covers the same queue depth,
     up to Slurm's own maximum (3,600 s: above rate 3600 a pass is cut
-    sooner in wall time). (max_sched_time defaults to MessageTimeout / 2,
-    so it follows.)"""
+    sooner in wall time). max_sched_time is not scaled: Slurm 24.11
+    defaults it to min(MessageTimeout / 2, 2) s (job_scheduler.c), 2 s
+    at any rate, so at rate 1000 a main pass stops after 1-2 wall ms
+    (docs/results/2026-11-27-end-lag.md)."""
     if rate == 1:
         return {"SlurmdTimeout": "300", "MessageTimeout": "30"}, ""
     k = max(1.0, rate)
