@@ -210,6 +210,7 @@ def report(run_dirs):
         feats = analyse(d)
         every += feats
         s, t = summary(feats), totals(d)
+        pending_s = sum(f["excess"] for f in feats if f["pending"])
         lines.append(f"{os.path.basename(os.path.normpath(d))}: {s['jobs']} jobs, "
                      f"excess median {s['median']:.1f} p10 {s['p10']:.1f} "
                      f"p90 {s['p90']:.1f} max {s['max']:.1f} mean {s['mean']:.1f}; "
@@ -217,7 +218,7 @@ def report(run_dirs):
                      f"of the modelled runtimes, late launches "
                      f"{pct(t['late_s'], t['runtime_s'])}, end lag "
                      f"{pct(t['end_lag_s'], t['runtime_s'])}; end lag with "
-                     f"jobs pending {pct(sum(f['excess'] for f in feats if f['pending']), t['runtime_s'])}")
+                     f"jobs pending {pct(pending_s, t['runtime_s'])}")
     s = summary(every)
     lines.append(f"all: {s['jobs']} jobs, excess median {s['median']:.1f} "
                  f"p10 {s['p10']:.1f} p90 {s['p90']:.1f} max {s['max']:.1f} "
