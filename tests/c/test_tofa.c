@@ -546,6 +546,21 @@ static char *halo_scenario(int gx, int gy, int gz)
 	return text;
 }
 
+/* The halo scenario of a gx x gy x gz grid, parsed; NULL (counted as a
+ * failure) if it cannot be built. */
+static struct tb_scenario *halo_case(int gx, int gy, int gz)
+{
+	char *text = halo_scenario(gx, gy, gz);
+	struct tb_scenario *s;
+
+	CHECK(text != NULL);
+	if (!text)
+		return NULL;
+	s = scenario(text);
+	free(text);
+	return s;
+}
+
 void test_tofa_scotch_arch_option(void)
 {
 	/* LAMMPS-64's halo alone (a periodic 4x4x4 grid, 192 pairs) on the
@@ -556,16 +571,12 @@ void test_tofa_scotch_arch_option(void)
 	 * rows apart on a ring of 8 is 2 too). scotch_arch=build0 (Scotch
 	 * 6's archBuild) maps it in 352, build2 in 500 (Scotch 7.0.7, fixed
 	 * seed): the gap the results page of 2026-11-27 measures. */
-	char *text = halo_scenario(4, 4, 4);
-	struct tb_scenario *s;
+	struct tb_scenario *s = halo_case(4, 4, 4);
 	struct tb_tofa_eval d, b2, b0;
 	int a2[256], a0[256], used[512] = { 0 };
 
-	CHECK(text != NULL);
-	if (!text)
+	if (!s)
 		return;
-	s = scenario(text);
-	free(text);
 	place(s, TB_POLICY_DEFAULT, "", a2, &d);
 	CHECK_NEAR(d.hops, 512);
 	place(s, TB_POLICY_SCOTCH0, "scotch_arch=build2", a2, &b2);
@@ -584,12 +595,9 @@ void test_tofa_scotch_arch_option(void)
 	 * 0); every Scotch reading loses to it, as the paper's TOFA does
 	 * (L660): build2 2120, build0 1440, build0 with Scotch's default
 	 * strategy 1386 (scotch_strat=default). */
-	text = halo_scenario(8, 8, 4);
-	CHECK(text != NULL);
-	if (!text)
+	s = halo_case(8, 8, 4);
+	if (!s)
 		return;
-	s = scenario(text);
-	free(text);
 	place(s, TB_POLICY_DEFAULT, "", a2, &d);
 	CHECK_NEAR(d.hops, 896);
 	place(s, TB_POLICY_SCOTCH0, "scotch_arch=build2", a2, &b2);
