@@ -22,9 +22,9 @@ tofa_abort is computed on). One among them: the attempt aborts, having
 cost a full run (L686-688); the script exits ABORT_EXIT and Slurm requeues
 the job held (RequeueExitHold in a torus' slurm.conf). The driver then
 sets the attempt's failed nodes DOWN, resumes them at once (L270-271),
-releases the job and lets it start at once (a requeued job would wait
-cred_expire); Slurm places it again under the run's policy and it runs
-from scratch (L278-279). Failed nodes an attempt did not depend on go DOWN
+releases the job and lets it start one second later (a requeued job would
+wait cred_expire; RELAUNCH_DELAY says why not at once); Slurm places it
+again under the run's policy and it runs from scratch (L278-279). Failed nodes an attempt did not depend on go DOWN
 and back up too, once it has ended. Why not the node set DOWN while the
 job runs: Slurm would requeue it unheld, and it could be placed again
 before the driver resumes the node (docs/readings.md).
@@ -60,6 +60,15 @@ ABORT_EXIT = 85
 # at pf = 0.02 is nil (and the driver stops with an error if one needs more).
 MAX_ATTEMPTS = 40
 CONTAINER_DIR = "/etc/testbed/cluster"
+# Seconds (the controller's clock) between a held attempt's release and
+# its relaunch. The new batch credential's time must exceed the time the
+# front end's slurmd revoked the last attempt's credential at (Slurm's own
+# requeue waits cred_expire + 1 for it: _job_requeue_op in
+# src/slurmctld/job_mgr.c). At `starttime=now` a relaunch in the same
+# second was refused ("already killed") and the job ended FAILED 1:0 with
+# no run: seen once in CI (tests/tofa_faults.bats). ElapsedRaw, the
+# completion time's sum, does not count it; the span does.
+RELAUNCH_DELAY = 1
 FAULTS_FILE = "tofa-faults.txt"
 OUTAGE_FILE = "outage.txt"
 SCRIPT_FILE = "tofa-instance.sh"
@@ -149,6 +158,17 @@ def parse_job(text):
     return fields.get("JobState", ""), int(fields.get("Restarts", "0") or 0)
 
 
+def realize_command(names, tag, jid=None):
+    """The shell command that sets `names` DOWN and resumes them and, for
+    a held job `jid`, releases it to start RELAUNCH_DELAY seconds later."""
+    cmd = [f"scontrol update nodename={names} state=down reason='tofa fault {tag}'",
+           f"scontrol update nodename={names} state=resume"]
+    if jid:
+        cmd += [f"scontrol release {jid}",
+                f"scontrol update jobid={jid} starttime=now+{RELAUNCH_DELAY}"]
+    return " && ".join(cmd)
+
+
 class Batches:
     """Runs batches of one application on the running torus."""
 
@@ -212,12 +232,7 @@ class Batches:
         """The attempt's failed nodes DOWN and back at once; a held job
         released and let start at once."""
         names = ",".join(self.names[n] for n in failed)
-        cmd = [f"scontrol update nodename={names} state=down "
-               f"reason='tofa fault b{batch} i{i} a{attempt}'",
-               f"scontrol update nodename={names} state=resume"]
-        if jid:
-            cmd += [f"scontrol release {jid}", f"scontrol update jobid={jid} starttime=now"]
-        self.sh.run(" && ".join(cmd))
+        self.sh.run(realize_command(names, f"b{batch} i{i} a{attempt}", jid))
         self.events.append({"batch": batch, "instance": i, "attempt": attempt,
                             "failed": [self.names[n] for n in failed], "job": jid or "",
                             "aborted": bool(jid)})

@@ -149,3 +149,18 @@ def test_the_definitions_parse():
         d = parse_definition(os.path.join(ROOT, "experiments", f"{name}.exp"))
         assert d.kind == "tofa-resilience"
         assert {r["policy"] for r in planned_runs(d)} == {"default", "tofa"}
+
+
+def test_a_held_attempt_is_released_to_start_a_second_later():
+    # At starttime=now the relaunch could fall in the second the last
+    # attempt's credential was revoked in, and slurmd refused it (the job
+    # ended FAILED 1:0 with no run; RELAUNCH_DELAY).
+    cmd = tf.realize_command("t002", "b0 i0 a1", "7")
+    assert cmd.split(" && ") == [
+        "scontrol update nodename=t002 state=down reason='tofa fault b0 i0 a1'",
+        "scontrol update nodename=t002 state=resume",
+        "scontrol release 7",
+        f"scontrol update jobid=7 starttime=now+{tf.RELAUNCH_DELAY}"]
+    assert tf.RELAUNCH_DELAY >= 1
+    # A failed node of an attempt that completed: no job to release.
+    assert "release" not in tf.realize_command("t040", "b0 i0 a1")
