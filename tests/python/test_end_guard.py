@@ -1,0 +1,373 @@
+"""The end guard (workloads/endguard.py) without a cluster: slurmctld's
+jobcomp/filetxt lines and the launch file's, the windows (ends merged,
+the lead, the rate restored only once the end is recorded), the give-up
+and the guard turning itself off, the rate both guards share, the option
+and the slurm.conf lines it needs. The lead measures it on a cluster
+(docs/vclock.md#the-end-guard)."""
+
+import os
+import subprocess
+import sys
+import time
+from types import SimpleNamespace
+
+import pytest
+
+from workloads import endguard
+from workloads import vclock
+from workloads.replay import cli
+from workloads.replay.driver import end_guard
+from workloads.replay.errors import ReplayError
+from workloads.replay.pacing import RateArbiter
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def iso(epoch):
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(epoch))
+
+
+def record(jid, name, start, end, state="COMPLETED"):
+    """A line as jobcomp/filetxt writes it (jobcomp_filetxt.c, JOB_FORMAT,
+    Slurm 24.11.5), empty fields included."""
+    return (f"JobId={jid} UserId=root(0) GroupId=root(0) Name={name} JobState={state} "
+            f"Partition=main TimeLimit=60 StartTime={iso(start)} EndTime={iso(end)} "
+            f"NodeList=n[1-2] NodeCnt=2 ProcCnt=8 WorkDir=/tmp ReservationName= "
+            f"Tres=cpu=8,node=2,billing=8 Account= QOS=normal WcKey= Cluster=tiny "
+            f"SubmitTime={iso(start - 60)} EligibleTime={iso(start - 30)} "
+            "DerivedExitCode=0:0 ExitCode=0:0 \n")
+
+
+T = 1_800_000_000  # an epoch second: the virtual clock runs ahead of wall time
+
+
+def test_a_jobcomp_line_gives_the_id_start_end_and_state_of_the_runs_jobs_only():
+    line = record(42, "R7:1234", T, T + 3605, "TIMEOUT")
+    assert endguard.parse_record(line, "R7") == ("42", T, T + 3605, "TIMEOUT")
+    assert endguard.parse_record(line) == ("42", T, T + 3605, "TIMEOUT")
+    # another run's job (R70 begins with R7), a torn line, a job never started
+    assert endguard.parse_record(record(42, "R70:1", T, T + 1), "R7") is None
+    assert endguard.parse_record("JobId=42 UserId=root(0) Name=R7:1 JobSt") is None
+    assert endguard.parse_record("garbage") is None
+    cancelled = record(43, "R7:2", T, T + 5).replace(f"StartTime={iso(T)}", "StartTime=Unknown")
+    assert endguard.parse_record(cancelled, "R7") == ("43", None, T + 5, "COMPLETED")
+
+
+def test_a_launch_line_gives_the_modelled_end_start_plus_the_runtime_slept():
+    assert endguard.parse_launch(f"11\t{T}\t{T}.051\t105.500\n") == ("11", T, T + 105.5, 105.5)
+    # no start from Slurm: the script sleeps from its own start
+    assert endguard.parse_launch(f"12\t0\t{T}.5\t10.000") == ("12", None, T + 10.5, 10.0)
+    # the launch guard's older three-column line, and a torn one
+    assert endguard.parse_launch(f"13\t{T}\t{T}.2") is None
+    assert endguard.parse_launch(f"x\t{T}\t{T}\t1") is None
+
+
+def test_near_ends_share_one_window_opened_the_lead_before_the_first():
+    plan = endguard.EndPlan(lead=3.0)
+    plan.launched("1", T, T + 100, 100)
+    plan.launched("2", T + 50, T + 101.5, 51.5)
+    plan.launched("3", T, T + 200, 200)
+    assert plan.next_open() == T + 97
+    assert plan.step(T + 96.9, 0.0) == (False, [])
+    assert plan.step(T + 97, 0.0) == (True, [])
+    assert plan.first_due(T + 99) == T + 100
+    # the first end recorded; the second's window (from T + 98.5) keeps it slow
+    plan.recorded("1", T, T + 112)
+    assert plan.step(T + 113, 0.1) == (True, [])
+    plan.recorded("2", T + 50, T + 114)
+    assert plan.step(T + 115, 0.2) == (False, [])
+    assert plan.next_open() == T + 197
+    assert plan.lags == {("1", T): (12, 100), ("2", T + 50): (12.5, 51.5)}
+
+
+def test_the_rate_is_restored_only_once_the_end_is_recorded_not_when_it_passes():
+    plan = endguard.EndPlan(lead=3.0)
+    plan.launched("1", T, T + 100, 100)
+    for now in (T + 97, T + 100, T + 150, T + 900):
+        assert plan.step(now, 1.0)[0] is True
+    # another job's record, or this job's earlier start (a requeue), is not it
+    plan.recorded("9", T, T + 101)
+    plan.recorded("1", T - 500, T - 400)
+    assert plan.step(T + 901, 1.0)[0] is True
+    plan.recorded("1", T, T + 901)
+    assert plan.step(T + 902, 1.0) == (False, [])
+    assert plan.lags[("1", T)] == (801, 100)
+
+
+def test_an_end_recorded_before_its_window_opens_none_at_all_and_a_record_read_first():
+    plan = endguard.EndPlan(lead=3.0)
+    plan.launched("1", T, T + 100, 100)
+    plan.recorded("1", T, T + 40)          # cancelled at T + 40
+    # the record read before the script's line (two files, two reads)
+    plan.recorded("2", T, T + 60)
+    plan.launched("2", T, T + 59.2, 59.2)
+    plan.launched("1", T, T + 100, 100)    # read again: not a new end
+    assert plan.step(T + 120, 0.0) == (False, [])
+    assert plan.early == 2 and plan.next_open() is None
+
+
+def test_an_end_not_recorded_within_the_lost_wall_time_is_given_up_once():
+    plan = endguard.EndPlan(lead=3.0, lost_wall=10.0)
+    plan.launched("1", T, T + 100, 100)
+    plan.launched("2", T, T + 300, 300)
+    assert plan.step(T + 98, 50.0) == (True, [])
+    assert plan.step(T + 99, 59.9) == (True, [])
+    assert plan.step(T + 99.5, 60.0) == (False, [("1", T)])
+    # a late record changes nothing; the next window opens on its own
+    plan.recorded("1", T, T + 400)
+    assert plan.step(T + 297, 61.0) == (True, [])
+    assert plan.given_up == [("1", T)] and ("1", T) not in plan.lags
+
+
+class Page:
+    """A clock page at Slurm's time `t` (set by the test) and a rate."""
+
+    def __init__(self, t, rate):
+        self.t, self.rate, self.rates = t, rate, []
+
+    def read(self):
+        return time.monotonic_ns(), int(self.t * 1e9), self.rate
+
+    def set_rate(self, rate):
+        self.rate = rate
+        self.rates.append(rate)
+
+
+class Running(Page):
+    """A page whose clock runs: re-anchored at each new rate, as
+    tb-vclock set-rate does."""
+
+    def __init__(self, t, rate):
+        super().__init__(t, rate)
+        self.mono = time.monotonic_ns()
+
+    def read(self):
+        return self.mono, int(self.t * 1e9), self.rate
+
+    def set_rate(self, rate):
+        now = time.monotonic_ns()
+        self.t += self.rate * (now - self.mono) / 1e9
+        self.mono = now
+        super().set_rate(rate)
+
+
+class Guarded:
+    """An EndGuard at rate 1000 slowing to 100, 3 s ahead, on files in
+    tmp_path, its page and log kept."""
+
+    def __init__(self, tmp_path, lost_wall=endguard.END_LOST_WALL, run_rate=1000.0):
+        self.page = Page(T, run_rate)
+        self.launch = tmp_path / "launched-R.tsv"
+        self.comp = tmp_path / "jobcomp.txt"
+        self.comp.write_text(record(1, "OTHER:1", T - 9, T - 5))   # another run's
+        self.logs = []
+        self.rates = RateArbiter(run_rate, self.page.set_rate)
+        self.g = endguard.EndGuard(str(self.launch), str(self.comp), "R", run_rate, 100.0,
+                                   3.0, self.rates.setter("end"), self.page.read,
+                                   self.logs.append, lost_wall=lost_wall)
+
+    def launched(self, *lines):
+        with open(self.launch, "a") as f:
+            f.writelines(lines)
+
+    def recorded(self, *lines):
+        with open(self.comp, "a") as f:
+            f.writelines(lines)
+
+    def at(self, t):
+        """A look at Slurm's time t: the clock jumped there (a poke)."""
+        self.page.t = t
+        self.g.poke()
+        return self.g.tick()
+
+
+@pytest.fixture
+def guarded(tmp_path):
+    return Guarded(tmp_path)
+
+
+def test_the_guard_slows_the_clock_for_one_window_and_restores_it_on_the_record(guarded):
+    guarded.launched(f"11\t{T - 100}\t{T - 99.9}\t105.000\n",
+                     f"12\t{T - 50}\t{T - 49.9}\t56.500\n", f"13\t{T}\t{T}.1\t50")
+    # asleep until the window, at most IDLE_WALL, woken the setter's delay
+    # (SET_WALL until measured) early
+    assert guarded.at(T - 10) == endguard.IDLE_WALL and guarded.page.rates == []
+    assert guarded.at(T - 3) == pytest.approx(0.005 - endguard.SET_WALL, abs=1e-4)
+    assert guarded.at(T + 1.99) == 0 and guarded.page.rates == []
+    assert guarded.at(T + 2.0) == endguard.POLL_WALL
+    assert guarded.page.rates == [100.0] and guarded.g.slowed()
+    guarded.recorded(record(11, "R:a", T - 100, T + 17))
+    assert guarded.at(T + 17.5) == endguard.POLL_WALL and guarded.page.rates == [100.0]
+    guarded.recorded(record(12, "R:b", T - 50, T + 18))
+    guarded.at(T + 18.2)
+    assert guarded.page.rates == [100.0, 1000.0] and not guarded.g.slowed()
+    s = guarded.g.summary({"rate": 100.0, "lead_s": 3.0})
+    assert (s["rate"], s["windows"], s["given_up"], s["late_windows"], s["ends"]) == \
+        (100.0, 1, 0, 0, 2)
+    assert s["lag_max_s"] == 12 and s["lag_median_s"] == 12
+    assert s["lag_total_s"] == 23.5 and s["lag_percent_of_runtimes"] == round(
+        100 * 23.5 / 161.5, 3)
+    # job 13's line was being written: its end is not known yet
+    assert guarded.g.plan.next_open() is None
+
+
+def test_between_windows_a_look_with_nothing_new_reads_no_page(guarded):
+    guarded.launched(f"11\t{T}\t{T}.1\t105\n")
+    assert guarded.at(T) == endguard.IDLE_WALL
+    guarded.page.t = T + 103          # time passed without a jump: not looked at
+    guarded.g.read_page = None
+    assert 0 < guarded.g.tick() <= endguard.IDLE_WALL
+    guarded.launched(f"12\t{T}\t{T}.1\t1\n")   # a new line: looked at
+    with pytest.raises(TypeError):
+        guarded.g.tick()
+
+
+def test_a_window_that_opens_after_its_first_end_is_counted_late(guarded):
+    # the script began after its own end (a late launch): the end is past
+    guarded.launched(f"21\t{T - 100}\t{T + 5}\t20.000\n")
+    guarded.at(T + 5)
+    s = guarded.g.summary({})
+    assert guarded.page.rates == [100.0] and s["late_windows"] == 1
+    assert s["slow_at_max_s"] == pytest.approx(85, abs=1)
+
+
+def test_a_guard_at_the_launch_guards_rate_1_leaves_it_there(guarded):
+    launch = guarded.rates.setter("launch")
+    launch(1.0)
+    guarded.launched(f"11\t{T}\t{T}.1\t5\n")
+    guarded.at(T + 2.5)
+    assert guarded.page.rates == [1.0] and guarded.g.slowed()
+    launch(1000.0)                       # the launch guard lets go: still slow
+    assert guarded.page.rates == [1.0, 100.0]
+    guarded.recorded(record(11, "R:a", T, T + 6))
+    guarded.at(T + 6.1)
+    assert guarded.page.rates == [1.0, 100.0, 1000.0]
+
+
+def test_ends_never_recorded_while_no_record_comes_turn_the_guard_off(tmp_path):
+    guarded = Guarded(tmp_path, lost_wall=0.0)
+    guarded.launched(*(f"{j}\t{T}\t{T}.1\t{10 * j}\n" for j in (1, 2, 3, 4)))
+    assert guarded.at(T + 7) is not None          # job 1's end given up
+    assert guarded.at(T + 17) is not None         # job 2's
+    assert guarded.at(T + 27) is None             # job 3's: off
+    assert not guarded.g.enabled and not guarded.g.slowed()
+    assert any("turned off" in line and "JobCompLoc" in line for line in guarded.logs)
+    s = guarded.g.summary({})
+    assert s["given_up"] == 3 and s["given_up_jobs"] == [1, 2, 3] and s["off_because"]
+
+
+def test_given_up_ends_with_records_coming_keep_the_guard_on(tmp_path):
+    guarded = Guarded(tmp_path, lost_wall=0.0)
+    guarded.recorded(record(9, "R:x", T - 9, T - 1))
+    guarded.launched(*(f"{j}\t{T}\t{T}.1\t{10 * j}\n" for j in (1, 2, 3, 4)))
+    for t in (7, 17, 27, 37):
+        assert guarded.at(T + t) is not None
+    assert guarded.g.enabled and guarded.g.summary({})["given_up"] == 4
+
+
+def test_the_guard_thread_slows_and_restores_on_its_own(tmp_path):
+    """The thread (start/poke/stop) on a page running at rate 1000."""
+    page = Running(T, 1000.0)
+    launch, comp = tmp_path / "l.tsv", tmp_path / "c.txt"
+    launch.write_text(f"5\t{T}\t{T}.01\t100\n")       # ends 0.1 wall s from now
+    rates = RateArbiter(1000.0, page.set_rate)
+    g = endguard.EndGuard(str(launch), str(comp), "R", 1000.0, 100.0, 3.0,
+                          rates.setter("end"), page.read, lambda text: None)
+    rates.on_change = g.poke
+    g.start()
+    deadline = time.monotonic() + 10
+    while not g.slowed() and time.monotonic() < deadline:
+        time.sleep(0.005)
+    assert page.rates == [100.0]
+    comp.write_text(record(5, "R:e", T, T + 101))
+    while g.slowed() and time.monotonic() < deadline:
+        time.sleep(0.005)
+    g.stop()
+    assert page.rates == [100.0, 1000.0] and g.windows == 1
+
+
+def test_off_at_zero_or_at_the_runs_rate_or_more():
+    assert endguard.active(100, 1000) and not endguard.active(0, 1000)
+    assert not endguard.active(100, 100) and not endguard.active(1000, 100)
+
+
+def test_both_guards_share_the_rate_the_lowest_ask_wins_the_page_written_on_change():
+    writes, pokes = [], []
+    r = RateArbiter(1000.0, writes.append, lambda: pokes.append(1))
+    assert r.ask("end", 100.0) and writes == [100.0]
+    assert r.ask("launch", 1.0) and writes == [100.0, 1.0]
+    assert not r.ask("end", None) and writes == [100.0, 1.0]
+    assert r.ask("launch", 1000.0) and writes == [100.0, 1.0, 1000.0]
+    assert not r.setter("launch")(1000.0) and len(pokes) == 3
+
+
+def test_the_options_and_their_defaults(capsys, tmp_path):
+    args = cli.parse_args(["--log", "theta"])
+    assert (args.end_guard, args.end_lead) == (100.0, 3.0)
+    for argv, said in ((["--end-guard", "-1"], "END_GUARD=-1: expected a number, at least 0"),
+                       (["--end-lead", "nan"], "END_LEAD=nan: expected a number, at least 0"),
+                       (["--end-guard", "x"], "END_GUARD=x: expected a number")):
+        with pytest.raises(ReplayError) as e:
+            cli.parse_args(["--log", "theta"] + argv)
+        assert str(e.value).startswith(said), str(e.value)
+    log = os.path.join(ROOT, "tests", "fixtures", "tofa-chain4.txt")
+
+    def jobcomp(*argv):
+        assert cli.check(cli.parse_args(["--log", log] + list(argv)), str(tmp_path)) == 0
+        out = capsys.readouterr().out
+        return [x for x in out.splitlines() if x.startswith("jobcomp=")]
+    assert jobcomp("--clock", "virtual") == [f"jobcomp={endguard.CONTAINER_FILE}"]
+    assert jobcomp("--clock", "virtual", "--end-guard", "0") == ["jobcomp="]
+    assert jobcomp("--clock", "virtual", "--speedup", "100") == ["jobcomp="]
+    assert jobcomp("--clock", "scaled") == ["jobcomp="]
+
+
+def test_a_resumed_run_keeps_its_settings_and_one_from_before_the_guard_has_none():
+    assert endguard.settings({"end_guard": {"rate": 10.0, "lead_s": 1.0}}, 3.0) == \
+        {"rate": 10.0, "lead_s": 1.0, "lost_wall_s": endguard.END_LOST_WALL}
+    assert endguard.settings({}, 3.0)["rate"] == 0.0
+
+
+def test_the_driver_turns_the_guard_off_when_slurm_conf_does_not_write_the_records(
+        tmp_path, monkeypatch):
+    monkeypatch.setenv("TESTBED_PROJECT", "testbed")
+    monkeypatch.setenv("TESTBED_CLONE_PROJECT", "testbed")
+    conf = tmp_path / "build" / "clusters" / "tiny" / "slurm.conf"
+    conf.parent.mkdir(parents=True)
+    args = SimpleNamespace(root=str(tmp_path), end_lead=3.0)
+    manifest = {"run_id": "R", "cluster": "tiny", "end_guard": {"rate": 100.0, "lead_s": 3.0}}
+    clock = vclock.Clock("virtual", 1000.0, str(tmp_path / "vclock" / "clock"))
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+
+    def guard(text):
+        conf.write_text(text)
+        return end_guard(args, manifest, str(run_dir), clock, RateArbiter(1000.0, print))
+    off = guard("ClusterName=tiny\nJobCompType=jobcomp/none\n")
+    assert not off.enabled and "has no JobCompType=jobcomp/filetxt" in off.why_off
+    on = guard("JobCompType=jobcomp/filetxt\nJobCompLoc=/run/testbed-vclock/jobcomp.txt\n")
+    assert on.enabled and on.comp.path == str(tmp_path / "vclock" / "jobcomp.txt")
+    assert on.launch.path == str(tmp_path / "vclock" / "launched-R.tsv")
+    manifest["end_guard"]["rate"] = 0.0
+    assert not guard("JobCompType=jobcomp/filetxt\n"
+                     "JobCompLoc=/run/testbed-vclock/jobcomp.txt\n").enabled
+
+
+def generate(tmp_path, *extra):
+    return subprocess.run([sys.executable, os.path.join(ROOT, "emulated-clusters", "generate.py"),
+                           "tiny", str(tmp_path / "tiny"), *extra], capture_output=True,
+                          text=True, env=dict(os.environ, PYTHONPATH=ROOT))
+
+
+def test_slurm_conf_gets_jobcomp_filetxt_only_when_the_replay_asks(tmp_path):
+    assert generate(tmp_path).returncode == 0
+    conf = (tmp_path / "tiny" / "slurm.conf").read_text().splitlines()
+    assert "JobCompType=jobcomp/none" in conf
+    assert not any(x.startswith("JobCompLoc") for x in conf)
+    assert generate(tmp_path, "--jobcomp-loc", endguard.CONTAINER_FILE).returncode == 0
+    conf = (tmp_path / "tiny" / "slurm.conf").read_text().splitlines()
+    assert "JobCompType=jobcomp/filetxt" in conf
+    assert f"JobCompLoc={endguard.CONTAINER_FILE}" in conf
+    assert "JobCompType=jobcomp/none" not in conf
+    bad = generate(tmp_path, "--jobcomp-loc", "jobcomp.txt")
+    assert bad.returncode == 1 and "expected an absolute path" in bad.stderr
