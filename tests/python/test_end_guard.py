@@ -371,3 +371,21 @@ def test_slurm_conf_gets_jobcomp_filetxt_only_when_the_replay_asks(tmp_path):
     assert "JobCompType=jobcomp/none" not in conf
     bad = generate(tmp_path, "--jobcomp-loc", "jobcomp.txt")
     assert bad.returncode == 1 and "expected an absolute path" in bad.stderr
+
+
+def test_summary_md_says_what_the_guard_did_and_nothing_without_it(tmp_path):
+    from metrics.summary import end_guard_lines
+    g = Guarded(tmp_path)
+    g.launched(f"11\t{T}\t{T}.1\t5\n")
+    g.at(T + 2)
+    g.recorded(record(11, "R:a", T, T + 17))
+    g.at(T + 17.1)
+    (line, _) = end_guard_lines(g.g.summary({"rate": 100.0, "lead_s": 3.0}))
+    assert line.startswith("**Ends:** the end guard slowed the clock to rate 100 from 3 log s")
+    assert "1 windows" in line and "a median 12 log s (at most 12)" in line
+    assert "240 % of their runtimes" in line
+    assert end_guard_lines({"rate": 100.0, "lead_s": 3.0}) == []     # stopped before the end
+    assert end_guard_lines({"rate": 0.0, "windows": 0}) == []
+    off = end_guard_lines({"rate": 100.0, "windows": 0, "enabled": False,
+                           "off_because": "no JobCompLoc"})
+    assert off[0] == "**Ends:** the end guard (END_GUARD=100) was off: no JobCompLoc."
