@@ -34,9 +34,9 @@ reads the file.
 A guarded end not recorded END_LOST_WALL wall seconds after its window
 opened is given up (counted in the manifest), as the launch guard gives up
 lost launches: the replay never stalls at the slow rate. If GIVE_UP_OFF
-ends in a row are given up while no record at all has been read, the file
-is not being written (a controller started without the setting) and the
-guard turns itself off.
+ends in a row are given up with no end recorded between them, the records
+are not coming (a controller started without the setting, or lines the
+guard cannot match to the scripts' ends) and the guard turns itself off.
 """
 
 import calendar
@@ -55,9 +55,9 @@ CONTAINER_FILE = "/run/testbed-vclock/" + FILE_NAME
 # opened is given up. The slowest end the Intrepid runs saw took 891 log
 # s, 0.9 wall s at rate 1000; ten times that is kept for a loaded machine.
 END_LOST_WALL = 10.0
-# Given-up ends in a row, with no record read at all, that turn the guard
-# off: nothing writes the file.
-GIVE_UP_OFF = 3
+# Given-up ends in a row, with no end recorded between them, that turn the
+# guard off: a thousand ends given up one by one would cost 10,000 wall s.
+GIVE_UP_OFF = 5
 # How often (wall s) the thread looks for the record while the clock is
 # slow: at r = 100, 0.1 log s.
 POLL_WALL = 0.001
@@ -145,7 +145,7 @@ class EndPlan:
         self.given_up = []   # keys
         self.early = 0       # recorded before their window opened
         self.done = set()    # keys recorded or given up
-        self.any_record = False
+        self.matched = 0     # ends recorded
 
     def launched(self, jid, start, end, run=None):
         """A script began: its end is modelled at `end` (Slurm's time)."""
@@ -159,7 +159,6 @@ class EndPlan:
     def recorded(self, jid, start, end):
         """slurmctld recorded job `jid`'s end (its start and end, epoch s;
         None where the line said Unknown)."""
-        self.any_record = True
         self.records.setdefault(jid, []).append((start, end))
         self._match(jid)
 
@@ -180,6 +179,7 @@ class EndPlan:
 
     def _close(self, key, rec_end):
         end = self.ends.pop(key)
+        self.matched += 1
         if key not in self.opened:
             self.early += 1
         self.opened.pop(key, None)
@@ -289,8 +289,10 @@ class EndGuard:
         for line in records:
             got = parse_record(line, self.run_id)
             if got:
+                matched = self.plan.matched
                 self.plan.recorded(got[0], got[1], got[2])
-                self.failed_in_a_row = 0
+                if self.plan.matched > matched:
+                    self.failed_in_a_row = 0
         return len(new) + len(records)
 
     def now(self):
@@ -320,10 +322,12 @@ class EndGuard:
                 self.log(f"end guard: job {jid}'s end was not recorded "
                          f"{self.plan.lost_wall:g} wall s after its window opened; "
                          "given up")
-            if (self.failed_in_a_row >= GIVE_UP_OFF and not self.plan.any_record):
+            if self.failed_in_a_row >= GIVE_UP_OFF:
                 self._turn_off(wall, f"{self.failed_in_a_row} ends in a row were never "
-                               f"recorded and {self.comp.path} has no record of this run: "
-                               "slurmctld does not write it (JobCompLoc)")
+                               f"recorded in {self.comp.path} ({self.unmatched()} records "
+                               "of this run matched no script's end): slurmctld does not "
+                               "write it (JobCompLoc), or its lines are not the scripts' "
+                               "ends")
                 return None
             if slow and self.slow_since is None:
                 self._slow(now, wall)
@@ -376,6 +380,9 @@ class EndGuard:
                 self.slow_since = None
         self.why_off = why
         self.log(f"end guard: turned off: {why}")
+
+    def unmatched(self):
+        return sum(len(v) for v in self.plan.records.values())
 
     # -- the thread --
 
@@ -443,6 +450,9 @@ class EndGuard:
             "given_up": len(self.plan.given_up),
             "given_up_jobs": sorted(int(j) for j, _ in self.plan.given_up)[:100],
             "recorded_before_window": self.plan.early,
+            # records of the run's jobs that matched no script's end (a
+            # job that never began its script, a requeue's other start)
+            "records_unmatched": self.unmatched(),
             "ended_before_modelled_end": sum(1 for lag, _ in self.plan.lags.values()
                                              if lag < -1),
             "ends": len(lags),

@@ -244,25 +244,34 @@ def test_a_guard_at_the_launch_guards_rate_1_leaves_it_there(guarded):
     assert guarded.page.rates == [1.0, 100.0, 1000.0]
 
 
-def test_ends_never_recorded_while_no_record_comes_turn_the_guard_off(tmp_path):
+def test_ends_given_up_in_a_row_turn_the_guard_off_records_that_match_nothing_too(tmp_path):
     guarded = Guarded(tmp_path, lost_wall=0.0)
-    guarded.launched(*(f"{j}\t{T}\t{T}.1\t{10 * j}\n" for j in (1, 2, 3, 4)))
-    assert guarded.at(T + 7) is not None          # job 1's end given up
-    assert guarded.at(T + 17) is not None         # job 2's
-    assert guarded.at(T + 27) is None             # job 3's: off
+    # this run's records, but of other starts (a slurmctld whose times
+    # were in another time zone would write such)
+    guarded.recorded(*(record(j, f"R:{j}", T + 3600, T + 3700) for j in range(1, 7)))
+    guarded.launched(*(f"{j}\t{T}\t{T}.1\t{10 * j}\n" for j in range(1, 7)))
+    n = endguard.GIVE_UP_OFF
+    for j in range(1, n):
+        assert guarded.at(T + 10 * j - 3) is not None    # job j's end given up
+    assert guarded.at(T + 10 * n - 3) is None             # the GIVE_UP_OFF-th: off
     assert not guarded.g.enabled and not guarded.g.slowed()
-    assert any("turned off" in line and "JobCompLoc" in line for line in guarded.logs)
+    assert any("turned off" in line and "JobCompLoc" in line and "6 records" in line
+               for line in guarded.logs)
     s = guarded.g.summary({})
-    assert s["given_up"] == 3 and s["given_up_jobs"] == [1, 2, 3] and s["off_because"]
+    assert s["given_up"] == n and s["given_up_jobs"] == list(range(1, n + 1))
+    assert s["off_because"] and s["records_unmatched"] == 6
 
 
-def test_given_up_ends_with_records_coming_keep_the_guard_on(tmp_path):
+def test_an_end_recorded_between_give_ups_keeps_the_guard_on(tmp_path):
     guarded = Guarded(tmp_path, lost_wall=0.0)
-    guarded.recorded(record(9, "R:x", T - 9, T - 1))
-    guarded.launched(*(f"{j}\t{T}\t{T}.1\t{10 * j}\n" for j in (1, 2, 3, 4)))
-    for t in (7, 17, 27, 37):
-        assert guarded.at(T + t) is not None
-    assert guarded.g.enabled and guarded.g.summary({})["given_up"] == 4
+    n = endguard.GIVE_UP_OFF
+    guarded.launched(*(f"{j}\t{T}\t{T}.1\t{10 * j}\n" for j in range(1, 2 * n)))
+    for j in range(1, 2 * n):
+        if j == n:      # n - 1 given up, then job n's end recorded in time
+            guarded.recorded(record(n, f"R:{n}", T, T + 10 * n + 1))
+        assert guarded.at(T + 10 * j - 3) is not None
+    s = guarded.g.summary({})
+    assert guarded.g.enabled and s["given_up"] == 2 * n - 2 and s["ends"] == 1
 
 
 def test_the_guard_thread_slows_and_restores_on_its_own(tmp_path):
