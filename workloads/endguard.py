@@ -248,10 +248,12 @@ class EndGuard:
     the run's; pacing.RateArbiter); read_page(): the clock page's
     (anchor_mono ns, anchor_virtual ns, rate), workloads/vclock.read_page;
     log(text): a line in the run's log. enabled=False reads nothing and
-    never changes the rate."""
+    never changes the rate. set_wall: the setter's delay until measured;
+    adapt=False keeps it (tests)."""
 
     def __init__(self, launch_path, comp_path, run_id, run_rate, slow_rate, lead,
-                 ask, read_page, log, enabled=True, lost_wall=END_LOST_WALL):
+                 ask, read_page, log, enabled=True, lost_wall=END_LOST_WALL,
+                 set_wall=SET_WALL, adapt=True):
         self.launch = Tail(launch_path)
         self.comp = Tail(comp_path)
         self.run_id = run_id
@@ -271,7 +273,8 @@ class EndGuard:
         self.deadline = None     # wall s (monotonic) the next window opens at
         self.windows = 0
         self.slow_wall = 0.0
-        self.set_wall = SET_WALL
+        self.set_wall = set_wall
+        self.adapt = adapt
         self.late = []           # log s the slow rate came after each window's first end
         self.failed_in_a_row = 0
 
@@ -315,8 +318,17 @@ class EndGuard:
                 and wall < deadline):
             return min(IDLE_WALL, deadline - wall)
         now, rate = self.now()
+        # Planned at the time the rate would reach the page if asked now
+        # (tb-vclock as a process: about 2 ms, 2 log s at rate 1000), so
+        # that the slow rate is there END_LEAD before the end; while slow,
+        # at the time a restore and a new slow-down would take at the run's
+        # rate (a window that near is joined, not reopened).
+        if self.slow_since is None:
+            ahead = now + self.set_wall * rate
+        else:
+            ahead = now + 2 * self.set_wall * self.run_rate
         with self.lock:
-            slow, gave = self.plan.step(now, wall)
+            slow, gave = self.plan.step(ahead, wall)
             for jid, _ in gave:
                 self.failed_in_a_row += 1
                 self.log(f"end guard: job {jid}'s end was not recorded "
@@ -330,7 +342,7 @@ class EndGuard:
                                "ends")
                 return None
             if slow and self.slow_since is None:
-                self._slow(now, wall)
+                self._slow(ahead, now, wall)
             elif not slow and self.slow_since is not None:
                 self._restore(wall)
             if self.slow_since is not None:
@@ -339,14 +351,14 @@ class EndGuard:
         if nxt is None:
             self.deadline = None
             return IDLE_WALL
-        # wake the setter's delay early, so that the rate is on the page
-        # by the window's opening
-        left = max(0.0, (nxt - now) / max(rate, 1e-9) - self.set_wall)
+        left = max(0.0, (nxt - ahead) / max(rate, 1e-9))
         self.deadline = wall + left
         return min(IDLE_WALL, left)
 
-    def _slow(self, now, wall):
-        first = self.plan.first_due(now)
+    def _slow(self, ahead, now, wall):
+        """ahead: Slurm's time when the new rate should reach the page;
+        now: Slurm's time now."""
+        first = self.plan.first_due(ahead)
         asked = time.monotonic_ns()
         self.ask(self.slow_rate)
         self.slow_since = wall
@@ -356,7 +368,7 @@ class EndGuard:
         # The page's anchor is the real CLOCK_MONOTONIC, the same clock as
         # time.monotonic_ns here (Docker has no time namespace).
         mono, virt, rate = self.read_page()
-        if mono >= asked and rate <= self.slow_rate:
+        if self.adapt and mono >= asked and rate <= self.slow_rate:
             took = (mono - asked) / 1e9
             self.set_wall = min(0.05, max(0.0005, 0.8 * self.set_wall + 0.2 * took))
             at = virt / 1e9
