@@ -345,6 +345,10 @@ class EndGuard:
                 self._slow(ahead, now, wall)
             elif not slow and self.slow_since is not None:
                 self._restore(wall)
+                # The page's rate read above was the slow one: the next
+                # window's wall time is planned at the rate now on it.
+                self.deadline = None
+                return 0.0
             if self.slow_since is not None:
                 return POLL_WALL
             nxt = self.plan.next_open()

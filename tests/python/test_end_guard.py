@@ -214,6 +214,20 @@ def test_the_guard_slows_the_clock_for_one_window_and_restores_it_on_the_record(
     assert guarded.g.plan.next_open() is None
 
 
+def test_after_a_restore_the_next_window_is_planned_at_the_restored_rate(guarded):
+    """A wait planned at the slow rate read before the restore would sleep
+    ten times too long and miss the next window (seen: every other end)."""
+    guarded.launched(f"11\t{T}\t{T}.1\t5\n", f"12\t{T}\t{T}.1\t300\n")
+    guarded.at(T + 2)
+    guarded.recorded(record(11, "R:a", T, T + 6))
+    assert guarded.at(T + 6.5) == 0 and guarded.page.rates == [100.0, 1000.0]
+    assert guarded.g.deadline is None
+    guarded.page.t = T + 10             # no poke: the clock ran at 1000
+    assert guarded.g.tick() == endguard.IDLE_WALL
+    # job 12's window opens at T + 297: 0.287 wall s away at rate 1000
+    assert guarded.g.deadline - time.monotonic() == pytest.approx(0.287, abs=0.02)
+
+
 def test_between_windows_a_look_with_nothing_new_reads_no_page(guarded):
     guarded.launched(f"11\t{T}\t{T}.1\t105\n")
     assert guarded.at(T) == endguard.IDLE_WALL
