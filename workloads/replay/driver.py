@@ -148,7 +148,9 @@ def run_at_rate(args, run_dir, manifest, stopped, container, clock):
             clock.rate, rates.setter("launch"),
             lambda text: log_line(run_dir, text), enabled=args.launch_guard == 1)
         ends = end_guard(args, manifest, run_dir, clock, rates)
-        rates.on_change = ends.poke
+        # Threads that plan wall-time sleeps at the page's rate look again
+        # when it changes.
+        rates.on_change = lambda: (ends.poke(), guard.poke())
         ends.start()
         guard.watch(sorted(t0 + p["offset"] / speedup for p in plan
                            if p["log_id"] not in submitted and not p.get("chain")),
@@ -161,7 +163,8 @@ def run_at_rate(args, run_dir, manifest, stopped, container, clock):
 
         def jump(target):
             jump_to(target)
-            ends.poke()     # its next window is nearer in wall time
+            ends.poke()     # their next instants are nearer in wall time
+            guard.poke()
     # Event jumps submit ahead of a jump's target, not only of now.
     horizon = 0.0
     # PREFILL's first set is in no metric: once the window's jobs have all
@@ -210,6 +213,7 @@ def run_at_rate(args, run_dir, manifest, stopped, container, clock):
                     last_jump_check = time.monotonic()
                     if idle_jump(container, clock, plan, i, t0, now, run_dir, manifest):
                         ends.poke()
+                        guard.poke()
                         write_manifest(run_dir, manifest)
                         continue
                 report = now - last_report >= args.report_every * clock.pace
