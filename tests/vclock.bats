@@ -158,6 +158,12 @@ container() {
 	[ "$(jq '.launch.jobs' "$run/manifest.json")" = 12 ] ||
 		fail "launch: $(jq -c .launch "$run/manifest.json")"
 	[ "$(tail -n +2 "$run/launch.tsv" | wc -l)" = 12 ]
+	# The end guard (END_GUARD=100, the default) slowed the clock around
+	# the ends and saw slurmctld record every one of them (jobcomp/filetxt
+	# beside the clock page); none given up.
+	jq -e '.end_guard.enabled and .end_guard.windows >= 1 and .end_guard.ends == 12
+		and .end_guard.given_up == 0' "$run/manifest.json" >/dev/null ||
+		fail "end guard: $(jq -c .end_guard "$run/manifest.json")"
 	# Faster than the log: its span (last end - first submit) in log
 	# seconds, over the replay's wall time, beats the rate / 4.
 	span=$(jq '([.jobs[].time.end] | max) - ([.jobs[].time.eligible] | min)' "$run/sacct.json")
