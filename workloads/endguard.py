@@ -103,6 +103,11 @@ def parse_record(line, run_id=None):
     EndTime=%s ..."); start and end epoch s or None. None for a line that
     is not a record, or (run_id given) not one of that run's jobs (its
     name is <run id>:<log id>)."""
+    # The file holds every run of the testbed (slurmctld's file, which
+    # the driver cannot truncate): other runs' lines are passed over
+    # before any parsing.
+    if run_id is not None and f" Name={run_id}:" not in line:
+        return None
     fields = dict(_FIELD.findall(line))
     jid = fields.get("JobId", "")
     if not jid.isdigit() or "EndTime" not in fields:
