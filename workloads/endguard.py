@@ -45,6 +45,15 @@ import re
 import threading
 import time
 
+# The defaults (workloads/params.tsv): END_GUARD=100, END_LEAD=3, the end-lag
+# page's estimate (0.14 % of the runtimes left, at most about 95 wall s more
+# per 1,000-job run, upper bounds); not measured yet: the lead measures them
+# on the Intrepid baseline (docs/vclock.md#the-end-guard). On a real page at
+# rate 1000 (no cluster) the slow rate reached the page a median 3.2 log s
+# before the end (tb-vclock set-rate as a process: about 2 ms), 3 of 30
+# windows 1-4 log s late under a load average of 4; the thread took about 2 %
+# of a core between windows (100 ends known) and 8 % while slow.
+
 # JobCompLoc inside the Slurm containers, beside the clock page
 # (workloads/vclock.py's CONTAINER_PAGE); one file per testbed (its
 # STATE_DIR/vclock), appended to by every run, each reading its own
