@@ -31,6 +31,11 @@ the launch file, with no docker exec. jobcomp is not accounting: sacct
 reads slurmdbd unless asked for `--completion`, and nothing else in Slurm
 reads the file.
 
+Restoring the rate stretches in log time the rest of any sleep slice a
+script (tb-vclock sleep-until) planned at the slow rate; the next end's
+window, opened END_LEAD before it, bounds that overshoot to about
+END_GUARD x the page's check_ns - END_LEAD (2 log s at the defaults).
+
 A guarded end not recorded END_LOST_WALL wall seconds after its window
 opened is given up (counted in the manifest), as the launch guard gives up
 lost launches: the replay never stalls at the slow rate. If GIVE_UP_OFF
