@@ -408,12 +408,16 @@ class EndGuard:
 
     def _turn_off(self, wall, why):
         self.enabled = False
+        # Always withdrawn, slow or not: an ask whose write failed (the
+        # arbiter keeps none then) or one made before a failed page read
+        # must not outlive the guard.
+        try:
+            self.ask(None)
+        except Exception as e:  # the driver sets rate 1 on its way out
+            why += f"; the run's rate could not be restored: {e}"
         if self.slow_since is not None:
-            try:
-                self._restore(wall)
-            except Exception as e:  # the driver sets rate 1 on its way out
-                why += f"; the run's rate could not be restored: {e}"
-                self.slow_since = None
+            self.slow_wall += wall - self.slow_since
+            self.slow_since = None
         self.why_off = why
         self.log(f"end guard: turned off: {why}")
 

@@ -493,3 +493,39 @@ def test_a_tables_clock_statement_names_the_end_guard_and_says_when_runs_mix():
     assert pace_text(gave_up).endswith("END_GUARD=100 (turned itself off)")
     assert pace_text({"clock": "scaled", "speedup": 100.0, "end_guard": {"rate": 100.0}}) == \
         "SPEEDUP=100"
+
+
+def test_a_setter_that_fails_leaves_no_stale_ask_and_the_guard_withdraws_its_own():
+    """B2: the end guard's ask whose write raised must not stay in the
+    arbiter: the launch guard letting go would then write the end guard's
+    slow rate, and the clock stay slow for the rest of the run."""
+    writes, fail = [], [True]
+
+    def set_rate(rate):
+        if fail.pop() if fail else False:
+            raise ReplayError("tb-vclock: cannot write the page")
+        writes.append(rate)
+    r = RateArbiter(1000.0, set_rate)
+    with pytest.raises(ReplayError):
+        r.ask("end", 100.0)
+    assert r.asks == {} and r.current == 1000.0
+    assert r.ask("launch", 1.0) and r.ask("launch", None)
+    assert writes == [1.0, 1000.0] and r.current == 1000.0
+
+
+def test_a_guard_turned_off_withdraws_its_ask_even_when_not_slow_and_if_that_fails(tmp_path):
+    asks = []
+    g = endguard.EndGuard(str(tmp_path / "l"), str(tmp_path / "c"), "R", 1000.0, 100.0, 3.0,
+                          asks.append, None, lambda text: None)
+    g._turn_off(0.0, "test")
+    assert asks == [None] and not g.enabled
+
+    def broken(rate):
+        raise ReplayError("no page")
+    logs = []
+    g = endguard.EndGuard(str(tmp_path / "l"), str(tmp_path / "c"), "R", 1000.0, 100.0, 3.0,
+                          broken, None, logs.append)
+    g.slow_since = 1.0
+    g._turn_off(3.0, "test")
+    assert not g.slowed() and g.slow_wall == 2.0
+    assert "could not be restored: no page" in g.why_off and logs

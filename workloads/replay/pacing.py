@@ -121,16 +121,21 @@ class RateArbiter:
 
     def ask(self, who, rate):
         """`who` asks for `rate` (None, or the run's rate or more: no
-        longer asks); returns whether the page was written."""
+        longer asks); returns whether the page was written. A setter that
+        raises leaves the asks and the current rate as they were: a stale
+        ask would hold the clock slow after its guard let go."""
         with self.lock:
+            asks = dict(self.asks)
             if rate is None or rate >= self.run_rate:
-                self.asks.pop(who, None)
+                asks.pop(who, None)
             else:
-                self.asks[who] = rate
-            want = min(self.asks.values(), default=self.run_rate)
+                asks[who] = rate
+            want = min(asks.values(), default=self.run_rate)
+            if want != self.current:
+                self.set_rate(want)
+            self.asks = asks
             if want == self.current:
                 return False
-            self.set_rate(want)
             self.current = want
         if self.on_change is not None:
             self.on_change()
