@@ -382,6 +382,8 @@ class EndGuard:
     def _slow(self, ahead, now, wall):
         """ahead: Slurm's time when the new rate should reach the page;
         now: Slurm's time now."""
+        if self.stopped.is_set():
+            return      # stop() has withdrawn the ask: the run's rate 1 may follow
         first = self.plan.first_due(ahead)
         asked = time.monotonic_ns()
         self.ask(self.slow_rate)
@@ -402,6 +404,8 @@ class EndGuard:
             self.late.append(at - first)
 
     def _restore(self, wall):
+        if self.stopped.is_set():
+            return      # stop() restored the rate
         self.ask(None)
         self.slow_wall += wall - self.slow_since
         self.slow_since = None
@@ -410,9 +414,11 @@ class EndGuard:
         self.enabled = False
         # Always withdrawn, slow or not: an ask whose write failed (the
         # arbiter keeps none then) or one made before a failed page read
-        # must not outlive the guard.
+        # must not outlive the guard. Once stopped, stop() has withdrawn
+        # it and the driver may have set rate 1: no write after that.
         try:
-            self.ask(None)
+            if not self.stopped.is_set():
+                self.ask(None)
         except Exception as e:  # the driver sets rate 1 on its way out
             why += f"; the run's rate could not be restored: {e}"
         if self.slow_since is not None:
@@ -454,15 +460,23 @@ class EndGuard:
         return self.slow_since is not None
 
     def stop(self):
-        """Ends the thread and restores the run's rate."""
-        self.stopped.set()
+        """Ends the thread and restores the run's rate; idempotent. The
+        stopped flag is set under the lock the thread's _slow and _restore
+        run under and check it in: once stop() has returned, the guard
+        writes no rate (the driver's final rate 1 comes after it); a
+        thread slow to end (join's timeout) cannot write one either."""
+        with self.lock:
+            self.stopped.set()
+            slow, self.slow_since = self.slow_since, None
+            if slow is not None:
+                self.slow_wall += time.monotonic() - slow
         self.wake.set()
         if self.thread is not None:
             self.thread.join(5)
             self.thread = None
-        with self.lock:
-            if self.slow_since is not None:
-                self._restore(time.monotonic())
+        # The arbiter's lock, not ours: withdrawn even if slow is None (a
+        # failed write, a failed page read after the ask).
+        self.ask(None)
 
     def summary(self, settings):
         """The manifest's end_guard: the settings, what the guard did,

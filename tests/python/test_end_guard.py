@@ -529,3 +529,42 @@ def test_a_guard_turned_off_withdraws_its_ask_even_when_not_slow_and_if_that_fai
     g._turn_off(3.0, "test")
     assert not g.slowed() and g.slow_wall == 2.0
     assert "could not be restored: no page" in g.why_off and logs
+
+
+def test_after_stop_the_guard_writes_no_rate_and_stop_is_idempotent(guarded):
+    """B3: the driver's final rate 1 comes after stop(); a look the thread
+    makes after it (a join that timed out) must not write a rate."""
+    guarded.launched(f"11\t{T}\t{T}.1\t5\n", f"12\t{T}\t{T}.1\t50\n")
+    guarded.at(T + 2.5)
+    assert guarded.page.rates == [100.0] and guarded.g.slowed()
+    guarded.g.stop()
+    assert guarded.page.rates == [100.0, 1000.0] and not guarded.g.slowed()
+    guarded.page.rates.clear()
+    guarded.recorded(record(11, "R:a", T, T + 6))
+    guarded.at(T + 6.1)                  # would restore
+    guarded.at(T + 48)                   # job 12's window: would slow
+    guarded.g._turn_off(0.0, "test")
+    guarded.g.stop()
+    assert guarded.page.rates == [] and guarded.rates.asks == {}
+
+
+def test_the_replay_stops_the_guards_before_its_final_rate_1_whatever_ended_it(
+        tmp_path, monkeypatch):
+    from workloads.replay import driver
+    said = []
+
+    class FakeGuard:
+        def stop(self):
+            said.append("stop")
+
+    def run_at_rate(args, run_dir, manifest, stopped, container, clock, guards):
+        guards.append(FakeGuard())
+        raise ReplayError("the controller went away")
+    monkeypatch.setattr(driver, "controller", lambda: "ctl")
+    monkeypatch.setattr(driver, "run_clock", lambda m, d: vclock.Clock(
+        "virtual", 1000.0, str(tmp_path / "clock")))
+    monkeypatch.setattr(driver, "ctl", lambda container, command: said.append(command))
+    monkeypatch.setattr(driver, "run_at_rate", run_at_rate)
+    with pytest.raises(ReplayError):
+        driver.run(SimpleNamespace(state_dir=str(tmp_path)), str(tmp_path), {})
+    assert said == [vclock.set_rate_command(1000.0), "stop", vclock.set_rate_command(1)]

@@ -71,9 +71,18 @@ def run(args, run_dir, manifest, stopped=None):
         # CLOCK=scaled runs Slurm's clock at rate 1 (an interrupted
         # virtual replay killed with -9 may have left another rate).
         ctl(container, vclock.set_rate_command(1))
+    # The guards' threads, stopped (again: stop() is idempotent) before
+    # the final rate 1 whatever ended the run, so that none writes a rate
+    # after it.
+    guards = []
     try:
-        return run_at_rate(args, run_dir, manifest, stopped, container, clock)
+        return run_at_rate(args, run_dir, manifest, stopped, container, clock, guards)
     finally:
+        for g in guards:
+            try:
+                g.stop()
+            except Exception as e:  # a dead container: rate 1 below may fail too
+                log_line(run_dir, f"could not stop a guard: {e}")
         if clock.kind == "virtual":
             try:
                 ctl(container, vclock.set_rate_command(1))
@@ -81,7 +90,10 @@ def run(args, run_dir, manifest, stopped=None):
                 log_line(run_dir, f"could not set the clock back to rate 1: {e}")
 
 
-def run_at_rate(args, run_dir, manifest, stopped, container, clock):
+def run_at_rate(args, run_dir, manifest, stopped, container, clock, guards=None):
+    """The replay at the clock's rate; `guards` receives the guards whose
+    threads may write the rate (run() stops them before rate 1)."""
+    guards = [] if guards is None else guards
     plan = read_plan(os.path.join(run_dir, "plan.tsv"))
     sub_path = os.path.join(run_dir, "submitted.tsv")
     rerun_path = os.path.join(run_dir, "rerun.tsv")
@@ -148,13 +160,10 @@ def run_at_rate(args, run_dir, manifest, stopped, container, clock):
             clock.rate, rates.setter("launch"),
             lambda text: log_line(run_dir, text), enabled=args.launch_guard == 1)
         ends = end_guard(args, manifest, run_dir, clock, rates)
+        guards += [ends, guard]
         # Threads that plan wall-time sleeps at the page's rate look again
         # when it changes.
         rates.on_change = lambda: (ends.poke(), guard.poke())
-        ends.start()
-        guard.watch(sorted(t0 + p["offset"] / speedup for p in plan
-                           if p["log_id"] not in submitted and not p.get("chain")),
-                    clock.now_and_rate)
         shell = Shell(container)
     events = None
     if clock.kind == "virtual" and args.idle_jumps and args.event_jumps:
@@ -174,6 +183,13 @@ def run_at_rate(args, run_dir, manifest, stopped, container, clock):
     last_report = 0.0
     i = 0
     try:
+        if guard is not None:
+            # Inside the try: whatever fails from here, the finally stops
+            # the threads before the run's final rate 1.
+            ends.start()
+            guard.watch(sorted(t0 + p["offset"] / speedup for p in plan
+                               if p["log_id"] not in submitted and not p.get("chain")),
+                        clock.now_and_rate)
         if again:
             submit_reruns(submitters, again, plan, manifest, run_dir, reruns, page)
         with open(sub_path, "a", encoding="utf-8") as out:
