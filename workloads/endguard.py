@@ -62,8 +62,9 @@ import time
 
 # JobCompLoc inside the Slurm containers, beside the clock page
 # (workloads/vclock.py's CONTAINER_PAGE); one file per testbed (its
-# STATE_DIR/vclock), appended to by every run, each reading its own
-# jobs' lines (their names begin with the run id).
+# STATE_DIR/vclock), appended to by every run, each reading from the
+# file's end as it began (jobcomp_offset, new_run) and only its own jobs'
+# lines (their names begin with the run id).
 FILE_NAME = "jobcomp.txt"
 CONTAINER_FILE = "/run/testbed-vclock/" + FILE_NAME
 # A guarded end not recorded this many wall seconds after its window
@@ -94,7 +95,30 @@ def settings(manifest, lead):
     the run's jobs)."""
     kept = manifest.get("end_guard") or {}
     return {"rate": kept.get("rate", 0.0), "lead_s": kept.get("lead_s", lead),
-            "lost_wall_s": END_LOST_WALL}
+            "lost_wall_s": END_LOST_WALL, "jobcomp_offset": kept.get("jobcomp_offset", 0)}
+
+
+def new_run(rate, lead, comp_path):
+    """A new run's end_guard settings (cli.py keeps them in the manifest):
+    the guard reads JobCompLoc from the file's end as the run begins
+    (jobcomp_offset, bytes), not from its start: the file keeps every run
+    the testbed made, thousands of lines each. A RESUME reads from there
+    again, its own lines included."""
+    return {"rate": rate, "lead_s": lead, "lost_wall_s": END_LOST_WALL,
+            "jobcomp_offset": line_end(comp_path) if rate > 0 else 0}
+
+
+def line_end(path):
+    """The offset just past the file's last complete line (0: no file)."""
+    try:
+        with open(path, "rb") as f:
+            size = f.seek(0, os.SEEK_END)
+            back = min(size, 1 << 16)
+            f.seek(size - back)
+            tail = f.read(back)
+    except FileNotFoundError:
+        return 0
+    return size - back + tail.rfind(b"\n") + 1 if b"\n" in tail else size - back
 
 
 def active(slow_rate, run_rate):
@@ -242,13 +266,17 @@ class Tail:
     """New complete lines of a file that only grows (a line being written
     is left for the next read)."""
 
-    def __init__(self, path):
+    def __init__(self, path, offset=0):
         self.path = path
-        self.offset = 0
+        self.offset = offset
 
     def lines(self):
         try:
-            if os.stat(self.path).st_size <= self.offset:
+            size = os.stat(self.path).st_size
+            if size < self.offset:
+                # a new file (the testbed's state made again): from its start
+                self.offset = 0
+            if size <= self.offset:
                 return []
             with open(self.path, "rb") as f:
                 f.seek(self.offset)
@@ -269,13 +297,14 @@ class EndGuard:
     (anchor_mono ns, anchor_virtual ns, rate), workloads/vclock.read_page;
     log(text): a line in the run's log. enabled=False reads nothing and
     never changes the rate. set_wall: the setter's delay until measured;
-    adapt=False keeps it (tests)."""
+    adapt=False keeps it (tests). comp_offset: where the run's reading of
+    comp_path begins (new_run)."""
 
     def __init__(self, launch_path, comp_path, run_id, run_rate, slow_rate, lead,
                  ask, read_page, log, enabled=True, lost_wall=END_LOST_WALL,
-                 set_wall=SET_WALL, adapt=True):
+                 set_wall=SET_WALL, adapt=True, comp_offset=0):
         self.launch = Tail(launch_path)
-        self.comp = Tail(comp_path)
+        self.comp = Tail(comp_path, comp_offset)
         self.run_id = run_id
         self.run_rate = run_rate
         self.slow_rate = slow_rate

@@ -368,8 +368,10 @@ def test_the_options_and_their_defaults(capsys, tmp_path):
 
 
 def test_a_resumed_run_keeps_its_settings_and_one_from_before_the_guard_has_none():
-    assert endguard.settings({"end_guard": {"rate": 10.0, "lead_s": 1.0}}, 3.0) == \
-        {"rate": 10.0, "lead_s": 1.0, "lost_wall_s": endguard.END_LOST_WALL}
+    assert endguard.settings({"end_guard": {"rate": 10.0, "lead_s": 1.0,
+                                            "jobcomp_offset": 512}}, 3.0) == \
+        {"rate": 10.0, "lead_s": 1.0, "lost_wall_s": endguard.END_LOST_WALL,
+         "jobcomp_offset": 512}
     assert endguard.settings({}, 3.0)["rate"] == 0.0
 
 
@@ -568,3 +570,46 @@ def test_the_replay_stops_the_guards_before_its_final_rate_1_whatever_ended_it(
     with pytest.raises(ReplayError):
         driver.run(SimpleNamespace(state_dir=str(tmp_path)), str(tmp_path), {})
     assert said == [vclock.set_rate_command(1000.0), "stop", vclock.set_rate_command(1)]
+
+
+def test_a_new_run_reads_jobcomp_from_the_files_end_and_a_resume_from_there_again(tmp_path):
+    """M2: the file keeps every run of the testbed; a new run starts at
+    its last complete line (kept in the manifest), a RESUME there too."""
+    comp = tmp_path / endguard.FILE_NAME
+    old = "".join(record(j, f"OLD:{j}", T, T + 5) for j in range(1, 301))
+    comp.write_text(old + "JobId=999 UserId=root(0) Name=OLD:999 JobSt")   # being written
+    kept = endguard.new_run(100.0, 3.0, str(comp))
+    assert kept["jobcomp_offset"] == len(old.encode())
+    assert endguard.new_run(0.0, 3.0, str(comp))["jobcomp_offset"] == 0
+    assert endguard.new_run(100.0, 3.0, str(tmp_path / "none"))["jobcomp_offset"] == 0
+    assert endguard.line_end(str(comp)) == len(old.encode())
+    (tmp_path / "empty").write_text("")
+    assert endguard.line_end(str(tmp_path / "empty")) == 0
+    settings = endguard.settings({"end_guard": kept}, 3.0)
+    g = endguard.EndGuard(str(tmp_path / "launched-R.tsv"), str(comp), "R", 1000.0, 100.0,
+                          3.0, print, None, print, comp_offset=settings["jobcomp_offset"])
+    with open(comp, "a") as f:
+        f.write(" Partition=main StartTime=Unknown EndTime=Unknown\n")
+        f.write(record(5, "R:5", T, T + 9))
+    assert g.read() == 2          # the old runs' 300 lines are not read
+    assert g.plan.records == {"5": [(T, T + 9)]}
+    # the file made again (a new state directory): read from its start
+    comp.write_text(record(6, "R:6", T, T + 9))
+    g.read()
+    assert "6" in g.plan.records
+
+
+def test_the_driver_starts_the_guard_at_the_manifests_offset(tmp_path, monkeypatch):
+    monkeypatch.setenv("TESTBED_PROJECT", "testbed")
+    monkeypatch.setenv("TESTBED_CLONE_PROJECT", "testbed")
+    conf = tmp_path / "build" / "clusters" / "tiny" / "slurm.conf"
+    conf.parent.mkdir(parents=True)
+    conf.write_text("JobCompType=jobcomp/filetxt\nJobCompLoc=/run/testbed-vclock/jobcomp.txt\n")
+    manifest = {"run_id": "R", "cluster": "tiny",
+                "end_guard": {"rate": 100.0, "lead_s": 3.0, "jobcomp_offset": 4096}}
+    clock = vclock.Clock("virtual", 1000.0, str(tmp_path / "vclock" / "clock"))
+    (tmp_path / "run").mkdir()
+    g = end_guard(SimpleNamespace(root=str(tmp_path), end_lead=3.0), manifest,
+                  str(tmp_path / "run"), clock, RateArbiter(1000.0, print))
+    assert g.enabled and g.comp.offset == 4096
+    assert g.summary(endguard.settings(manifest, 3.0))["jobcomp_offset"] == 4096

@@ -275,9 +275,9 @@ def main(argv):
             # Rate 0: no guard (the scaled clock, or END_GUARD=0 or at
             # least the run's rate).
             guarded = clock.kind == "virtual" and endguard.active(args.end_guard, clock.rate)
-            manifest["end_guard"] = {"rate": args.end_guard if guarded else 0.0,
-                                     "lead_s": args.end_lead,
-                                     "lost_wall_s": endguard.END_LOST_WALL}
+            manifest["end_guard"] = endguard.new_run(
+                args.end_guard if guarded else 0.0, args.end_lead,
+                os.path.join(os.path.dirname(clock.page), endguard.FILE_NAME))
             write_manifest(run_dir, manifest)
             if args.run_id_file:
                 write_run_id(args.run_id_file, run_id)

@@ -361,7 +361,8 @@ def end_guard(args, manifest, run_dir, clock, rates):
         os.path.join(os.path.dirname(clock.page), launch.file_name(manifest["run_id"])),
         os.path.join(os.path.dirname(clock.page), endguard.FILE_NAME),
         manifest["run_id"], clock.rate, settings["rate"], settings["lead_s"],
-        rates.setter("end"), lambda: vclock.read_page(clock.page), log, enabled=on)
+        rates.setter("end"), lambda: vclock.read_page(clock.page), log, enabled=on,
+        comp_offset=settings["jobcomp_offset"])
     ends.why_off = why or ends.why_off
     if on:
         log(f"end guard: the clock goes to rate {settings['rate']:g} from "
