@@ -41,7 +41,9 @@ opened is given up (counted in the manifest), as the launch guard gives up
 lost launches: the replay never stalls at the slow rate. If GIVE_UP_OFF
 ends in a row are given up with no end recorded between them, the records
 are not coming (a controller started without the setting, or lines the
-guard cannot match to the scripts' ends) and the guard turns itself off.
+guard cannot match to the scripts' ends) and the guard turns itself off;
+so it does when more than max(GIVE_UP_OFF, GIVE_UP_SHARE of the ends so
+far) have been given up, in a row or not.
 """
 
 import calendar
@@ -74,6 +76,11 @@ END_LOST_WALL = 10.0
 # Given-up ends in a row, with no end recorded between them, that turn the
 # guard off: a thousand ends given up one by one would cost 10,000 wall s.
 GIVE_UP_OFF = 5
+# Nor scattered ones: more ends given up than max(GIVE_UP_OFF, this share
+# of the ends seen so far, recorded or given up) turn it off too (ends
+# recorded now and then between give-ups would keep the in-a-row count
+# low while most of the run's wall time went into 10 s waits).
+GIVE_UP_SHARE = 0.02
 # How often (wall s) the thread looks for the record while the clock is
 # slow: at r = 100, 0.1 log s.
 POLL_WALL = 0.001
@@ -383,6 +390,14 @@ class EndGuard:
                 self.log(f"end guard: job {jid}'s end was not recorded "
                          f"{self.plan.lost_wall:g} wall s after its window opened; "
                          "given up")
+            given_up = len(self.plan.given_up)
+            seen = given_up + self.plan.matched
+            if given_up > max(GIVE_UP_OFF, GIVE_UP_SHARE * seen):
+                self._turn_off(wall, f"{given_up} of {seen} ends were never recorded in "
+                               f"{self.comp.path} (more than {GIVE_UP_OFF} and "
+                               f"{100 * GIVE_UP_SHARE:g} %; {self.unmatched()} records of "
+                               "this run matched no script's end)")
+                return None
             if self.failed_in_a_row >= GIVE_UP_OFF:
                 self._turn_off(wall, f"{self.failed_in_a_row} ends in a row were never "
                                f"recorded in {self.comp.path} ({self.unmatched()} records "

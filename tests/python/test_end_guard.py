@@ -297,13 +297,15 @@ def test_ends_given_up_in_a_row_turn_the_guard_off_records_that_match_nothing_to
 def test_an_end_recorded_between_give_ups_keeps_the_guard_on(tmp_path):
     guarded = Guarded(tmp_path, lost_wall=0.0)
     n = endguard.GIVE_UP_OFF
-    guarded.launched(*(f"{j}\t{T}\t{T}.1\t{10 * j}\n" for j in range(1, 2 * n)))
-    for j in range(1, 2 * n):
+    guarded.launched(*(f"{j}\t{T}\t{T}.1\t{10 * j}\n" for j in range(1, n + 2)))
+    for j in range(1, n + 2):
         if j == n:      # n - 1 given up, then job n's end recorded in time
             guarded.recorded(record(n, f"R:{n}", T, T + 10 * n + 1))
         assert guarded.at(T + 10 * j - 3) is not None
+    # n given up in all, not in a row (more would be the share's business:
+    # the next test)
     s = guarded.g.summary({})
-    assert guarded.g.enabled and s["given_up"] == 2 * n - 2 and s["ends"] == 1
+    assert guarded.g.enabled and s["given_up"] == n and s["ends"] == 1
 
 
 def test_the_guard_thread_slows_and_restores_on_its_own(tmp_path):
@@ -613,3 +615,34 @@ def test_the_driver_starts_the_guard_at_the_manifests_offset(tmp_path, monkeypat
                   str(tmp_path / "run"), clock, RateArbiter(1000.0, print))
     assert g.enabled and g.comp.offset == 4096
     assert g.summary(endguard.settings(manifest, 3.0))["jobcomp_offset"] == 4096
+
+
+def test_scattered_give_ups_beyond_max_5_and_2_percent_of_the_ends_turn_the_guard_off(
+        tmp_path):
+    """M1: an end recorded between give-ups resets the in-a-row count; the
+    share still turns the guard off."""
+    guarded = Guarded(tmp_path, lost_wall=0.0)
+    guarded.launched(*(f"{j}\t{T}\t{T}.1\t{10 * j}\n" for j in range(1, 31)))
+    off_at = None
+    for j in range(1, 31):
+        if j % 3:       # recorded in time: the in-a-row count starts again
+            guarded.recorded(record(j, f"R:{j}", T, T + 10 * j))
+        if guarded.at(T + 10 * j - 3) is None:
+            off_at = j
+            break
+    # given up: jobs 3, 6, ..., the 6th (job 18) is more than max(5, 2 % of 18)
+    assert off_at == 18 and not guarded.g.enabled
+    assert "6 of 18 ends were never recorded" in guarded.g.why_off
+
+
+def test_a_few_give_ups_among_many_recorded_ends_keep_the_guard_on(tmp_path):
+    guarded = Guarded(tmp_path, lost_wall=0.0)
+    n = 400
+    guarded.launched(*(f"{j}\t{T}\t{T}.1\t{10 * j}\n" for j in range(1, n + 1)))
+    # 7 given up (1.75 %), one every 50 ends
+    for j in range(1, n + 1):
+        if j % 50 or j == n:
+            guarded.recorded(record(j, f"R:{j}", T, T + 10 * j))
+        assert guarded.at(T + 10 * j - 3) is not None, j
+    s = guarded.g.summary({})
+    assert guarded.g.enabled and s["given_up"] == 7 and s["ends"] == n - 7
