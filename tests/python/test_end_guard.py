@@ -120,14 +120,44 @@ def test_an_end_not_recorded_within_the_lost_wall_time_is_given_up_once():
     assert plan.given_up == [("1", T)] and ("1", T) not in plan.lags
 
 
+class FrozenTime:
+    """endguard's `time` with CLOCK_MONOTONIC stopped (moved only by
+    advance()): a look's wall-time arithmetic does not depend on how fast
+    a loaded machine runs the test."""
+
+    def __init__(self):
+        self.ns = 10 ** 15
+
+    def monotonic_ns(self):
+        return self.ns
+
+    def monotonic(self):
+        return self.ns / 1e9
+
+    def advance(self, s):
+        self.ns += int(s * 1e9)
+
+    def __getattr__(self, name):
+        return getattr(time, name)
+
+
+@pytest.fixture
+def frozen(monkeypatch):
+    clock = FrozenTime()
+    monkeypatch.setattr(endguard, "time", clock)
+    return clock
+
+
 class Page:
-    """A clock page at Slurm's time `t` (set by the test) and a rate."""
+    """A clock page at Slurm's time `t` (set by the test) and a rate,
+    anchored now (endguard's monotonic clock: FrozenTime in the tests
+    that use the `guarded` fixture)."""
 
     def __init__(self, t, rate):
         self.t, self.rate, self.rates = t, rate, []
 
     def read(self):
-        return time.monotonic_ns(), int(self.t * 1e9), self.rate
+        return endguard.time.monotonic_ns(), int(self.t * 1e9), self.rate
 
     def set_rate(self, rate):
         self.rate = rate
@@ -185,7 +215,7 @@ class Guarded:
 
 
 @pytest.fixture
-def guarded(tmp_path):
+def guarded(tmp_path, frozen):
     return Guarded(tmp_path)
 
 
@@ -194,8 +224,9 @@ def test_the_guard_slows_the_clock_for_one_window_and_restores_it_on_the_record(
                      f"12\t{T - 50}\t{T - 49.9}\t56.500\n", f"13\t{T}\t{T}.1\t50")
     # asleep until the window, at most IDLE_WALL
     assert guarded.at(T - 10) == endguard.IDLE_WALL and guarded.page.rates == []
-    assert guarded.at(T - 1) == pytest.approx(0.003, abs=1e-4)
-    assert guarded.at(T + 1.99) == pytest.approx(1e-5, abs=1e-5)
+    # (log s to the window) / rate 1000, exact up to T's float rounding
+    assert guarded.at(T - 1) == pytest.approx(0.003, abs=1e-8)
+    assert guarded.at(T + 1.99) == pytest.approx(1e-5, abs=1e-8)
     assert guarded.page.rates == []
     assert guarded.at(T + 2.0) == endguard.POLL_WALL
     assert guarded.page.rates == [100.0] and guarded.g.slowed()
@@ -214,7 +245,7 @@ def test_the_guard_slows_the_clock_for_one_window_and_restores_it_on_the_record(
     assert guarded.g.plan.next_open() is None
 
 
-def test_after_a_restore_the_next_window_is_planned_at_the_restored_rate(guarded):
+def test_after_a_restore_the_next_window_is_planned_at_the_restored_rate(guarded, frozen):
     """A wait planned at the slow rate read before the restore would sleep
     ten times too long and miss the next window (seen: every other end)."""
     guarded.launched(f"11\t{T}\t{T}.1\t5\n", f"12\t{T}\t{T}.1\t300\n")
@@ -225,7 +256,7 @@ def test_after_a_restore_the_next_window_is_planned_at_the_restored_rate(guarded
     guarded.page.t = T + 10             # no poke: the clock ran at 1000
     assert guarded.g.tick() == endguard.IDLE_WALL
     # job 12's window opens at T + 297: 0.287 wall s away at rate 1000
-    assert guarded.g.deadline - time.monotonic() == pytest.approx(0.287, abs=0.02)
+    assert guarded.g.deadline - frozen.monotonic() == pytest.approx(0.287, abs=1e-8)
 
 
 def test_between_windows_a_look_with_nothing_new_reads_no_page(guarded):
@@ -243,7 +274,7 @@ def test_the_setters_delay_opens_the_window_that_much_early_and_joins_near_ones(
     guarded.g.set_wall = 0.002          # 2 log s at rate 1000
     guarded.launched(f"11\t{T}\t{T}.1\t5\n", f"12\t{T}\t{T}.1\t12\n",
                      f"13\t{T}\t{T}.1\t30\n")
-    assert guarded.at(T - 0.5) == pytest.approx(0.0005, abs=1e-4)
+    assert guarded.at(T - 0.5) == pytest.approx(0.0005, abs=1e-8)
     assert guarded.at(T + 0.01) == endguard.POLL_WALL and guarded.page.rates == [100.0]
     # job 11 recorded; job 12's window opens at T + 9, within a restore and
     # a slow-down (2 x 2 ms at rate 1000) of T + 5.5: joined
@@ -276,7 +307,8 @@ def test_a_guard_at_the_launch_guards_rate_1_leaves_it_there(guarded):
     assert guarded.page.rates == [1.0, 100.0, 1000.0]
 
 
-def test_ends_given_up_in_a_row_turn_the_guard_off_records_that_match_nothing_too(tmp_path):
+def test_ends_given_up_in_a_row_turn_the_guard_off_records_that_match_nothing_too(
+        tmp_path, frozen):
     guarded = Guarded(tmp_path, lost_wall=0.0)
     # this run's records, but of other starts (a slurmctld whose times
     # were in another time zone would write such)
@@ -294,7 +326,7 @@ def test_ends_given_up_in_a_row_turn_the_guard_off_records_that_match_nothing_to
     assert s["off_because"] and s["records_unmatched"] == 6
 
 
-def test_an_end_recorded_between_give_ups_keeps_the_guard_on(tmp_path):
+def test_an_end_recorded_between_give_ups_keeps_the_guard_on(tmp_path, frozen):
     guarded = Guarded(tmp_path, lost_wall=0.0)
     n = endguard.GIVE_UP_OFF
     guarded.launched(*(f"{j}\t{T}\t{T}.1\t{10 * j}\n" for j in range(1, n + 2)))
@@ -422,7 +454,7 @@ def test_slurm_conf_gets_jobcomp_filetxt_only_when_the_replay_asks(tmp_path):
     assert bad.returncode == 1 and "expected an absolute path" in bad.stderr
 
 
-def test_summary_md_says_what_the_guard_did_and_nothing_without_it(tmp_path):
+def test_summary_md_says_what_the_guard_did_and_nothing_without_it(tmp_path, frozen):
     from metrics.summary import end_guard_lines
     g = Guarded(tmp_path)
     g.launched(f"11\t{T}\t{T}.1\t5\n")
@@ -618,7 +650,7 @@ def test_the_driver_starts_the_guard_at_the_manifests_offset(tmp_path, monkeypat
 
 
 def test_scattered_give_ups_beyond_max_5_and_2_percent_of_the_ends_turn_the_guard_off(
-        tmp_path):
+        tmp_path, frozen):
     """M1: an end recorded between give-ups resets the in-a-row count; the
     share still turns the guard off."""
     guarded = Guarded(tmp_path, lost_wall=0.0)
@@ -635,7 +667,7 @@ def test_scattered_give_ups_beyond_max_5_and_2_percent_of_the_ends_turn_the_guar
     assert "6 of 18 ends were never recorded" in guarded.g.why_off
 
 
-def test_a_few_give_ups_among_many_recorded_ends_keep_the_guard_on(tmp_path):
+def test_a_few_give_ups_among_many_recorded_ends_keep_the_guard_on(tmp_path, frozen):
     guarded = Guarded(tmp_path, lost_wall=0.0)
     n = 400
     guarded.launched(*(f"{j}\t{T}\t{T}.1\t{10 * j}\n" for j in range(1, n + 1)))
