@@ -134,13 +134,22 @@ def active(slow_rate, run_rate):
 
 
 def iso_epoch(text):
-    """jobcomp/filetxt's time (ISO 8601 in slurmctld's local time, which
-    is UTC in the images: Debian's default /etc/localtime) as epoch s;
-    None for "Unknown" or anything else."""
+    """jobcomp/filetxt's time (ISO 8601 in slurmctld's local time, UTC in
+    the images: Debian's default /etc/localtime) as if it were UTC, epoch
+    s (EndPlan learns the zone's offset); None for "Unknown" or anything
+    else."""
     try:
         return calendar.timegm(time.strptime(text, "%Y-%m-%dT%H:%M:%S"))
     except ValueError:
         return None
+
+
+def zone_offset(diff):
+    """A time zone's offset (a multiple of 15 minutes, at most 14 h) if
+    `diff` s (a record's start - the launch file's) is one within a
+    second, else None (the record is of another start)."""
+    q = round(diff / 900) * 900
+    return q if abs(diff - q) <= 1 and abs(q) <= 14 * 3600 else None
 
 
 def parse_record(line, run_id=None):
@@ -197,6 +206,9 @@ class EndPlan:
         self.early = 0       # recorded before their window opened
         self.done = set()    # keys recorded or given up
         self.matched = 0     # ends recorded
+        # slurmctld's local time - epoch s (its lines' zone; 0 in the
+        # images), learned from the first record of an id with one end
+        self.tz = None
 
     def launched(self, jid, start, end, run=None):
         """A script began: its end is modelled at `end` (Slurm's time)."""
@@ -214,29 +226,58 @@ class EndPlan:
         self._match(jid)
 
     def _match(self, jid):
+        """Records to ends by Slurm id (the run's: parse_record checked the
+        name), in file order against launch order: a requeued job's first
+        record is its first start's end. Slurm's start is only the
+        tie-break, once the offset of slurmctld's local time (its lines'
+        zone) is known: a record whose start agrees with none of the id's
+        ends is another start's (its script's line not read yet, or never
+        written) and waits."""
         recs = self.records.get(jid)
         if not recs:
             return
-        for key in [k for k in self.ends if k[0] == jid]:
-            for rec in recs:
-                # the same start (whole seconds; a record or a launch
-                # that gave none matches any)
-                if key[1] is None or rec[0] is None or abs(rec[0] - key[1]) <= 1:
-                    recs.remove(rec)
-                    self._close(key, rec[1])
-                    break
-        if not recs:
+        left = []
+        for rec in recs:
+            key = self._pick(jid, rec)
+            if key is None:
+                left.append(rec)
+            else:
+                self._close(key, rec)
+        if left:
+            self.records[jid] = left
+        else:
             del self.records[jid]
 
-    def _close(self, key, rec_end):
+    def _pick(self, jid, rec):
+        cands = sorted((k for k in self.ends if k[0] == jid),
+                       key=lambda k: (k[1] is None, k[1] or 0.0))
+        if not cands:
+            return None
+        if rec[0] is None:
+            return cands[0]
+        if self.tz is None:
+            # before the zone is known: starts that differ by a zone's
+            # offset agree
+            agree = [k for k in cands if k[1] is not None
+                     and zone_offset(rec[0] - k[1]) is not None]
+            if agree and len(cands) == 1:
+                self.tz = zone_offset(rec[0] - agree[0][1])
+        else:
+            agree = [k for k in cands if k[1] is not None
+                     and abs(rec[0] - self.tz - k[1]) <= 1]
+        if agree:
+            return agree[0]
+        return next((k for k in cands if k[1] is None), None)
+
+    def _close(self, key, rec):
         end = self.ends.pop(key)
         self.matched += 1
         if key not in self.opened:
             self.early += 1
         self.opened.pop(key, None)
         self.done.add(key)
-        if rec_end is not None:
-            self.lags[key] = (rec_end - end, self.runs.get(key))
+        if rec[1] is not None:
+            self.lags[key] = (rec[1] - (self.tz or 0) - end, self.runs.get(key))
 
     def due(self, now):
         """The ends whose window is open at Slurm's time `now`."""
@@ -551,6 +592,8 @@ class EndGuard:
             # records of the run's jobs that matched no script's end (a
             # job that never began its script, a requeue's other start)
             "records_unmatched": self.unmatched(),
+            # slurmctld's local time - epoch s in its lines (0: UTC)
+            "record_zone_s": self.plan.tz,
             "ended_before_modelled_end": sum(1 for lag, _ in self.plan.lags.values()
                                              if lag < -1),
             "ends": len(lags),

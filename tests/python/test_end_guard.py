@@ -310,9 +310,9 @@ def test_a_guard_at_the_launch_guards_rate_1_leaves_it_there(guarded):
 def test_ends_given_up_in_a_row_turn_the_guard_off_records_that_match_nothing_too(
         tmp_path, frozen):
     guarded = Guarded(tmp_path, lost_wall=0.0)
-    # this run's records, but of other starts (a slurmctld whose times
-    # were in another time zone would write such)
-    guarded.recorded(*(record(j, f"R:{j}", T + 3600, T + 3700) for j in range(1, 7)))
+    # this run's records, but of other starts (not a time zone's offset
+    # away: 3,700 s)
+    guarded.recorded(*(record(j, f"R:{j}", T + 3700, T + 3800) for j in range(1, 7)))
     guarded.launched(*(f"{j}\t{T}\t{T}.1\t{10 * j}\n" for j in range(1, 7)))
     n = endguard.GIVE_UP_OFF
     for j in range(1, n):
@@ -678,3 +678,44 @@ def test_a_few_give_ups_among_many_recorded_ends_keep_the_guard_on(tmp_path, fro
         assert guarded.at(T + 10 * j - 3) is not None, j
     s = guarded.g.summary({})
     assert guarded.g.enabled and s["given_up"] == 7 and s["ends"] == n - 7
+
+
+def test_records_match_by_id_in_file_order_whatever_slurmctlds_time_zone():
+    """M3: a slurmctld in another zone (here UTC+1) writes its local time;
+    the records still match, the zone is learned from the first id with
+    one end, and the lags are in epoch s."""
+    plan = endguard.EndPlan(lead=3.0)
+    h = 3600
+    plan.launched("1", T, T + 100, 100)
+    plan.recorded("1", T + h, T + h + 112)
+    assert plan.tz == h and plan.lags[("1", T)] == (12, 100)
+    # a requeue: both starts' lines read before either record; the records
+    # go to the starts in file order
+    plan.launched("2", T, T + 50, 50)
+    plan.launched("2", T + 60, T + 110, 50)
+    plan.recorded("2", T + h, T + h + 51)          # REQUEUED
+    plan.recorded("2", T + h + 60, T + h + 113)
+    assert plan.lags[("2", T)] == (1, 50) and plan.lags[("2", T + 60)] == (3, 50)
+    # a start whose script never wrote its line: its record waits, the
+    # next start's record (the zone known) goes to its own end
+    plan.launched("3", T + 300, T + 400, 100)
+    plan.recorded("3", T + h + 120, T + h + 200)
+    assert ("3", T + 300) in plan.ends and plan.records["3"] == [(T + h + 120, T + h + 200)]
+    plan.recorded("3", T + h + 300, T + h + 405)
+    assert plan.lags[("3", T + 300)] == (5, 100) and plan.records == {"3": [(T + h + 120,
+                                                                              T + h + 200)]}
+    # a record without a start (cancelled while pending) ends the first
+    plan.launched("4", T, T + 9, 9)
+    plan.recorded("4", None, T + h + 9)
+    assert plan.lags[("4", T)] == (0, 9) and not plan.ends
+
+
+def test_before_the_zone_is_known_a_start_off_by_no_zone_is_another_starts_record():
+    plan = endguard.EndPlan(lead=3.0)
+    plan.launched("1", T, T + 100, 100)
+    plan.recorded("1", T - 500, T - 400)            # an earlier start's
+    assert plan.tz is None and plan.ends and plan.records == {"1": [(T - 500, T - 400)]}
+    plan.recorded("1", T, T + 101)
+    assert plan.tz == 0 and plan.lags == {("1", T): (1, 100)}
+    assert endguard.zone_offset(-5 * 3600 - 0.5) == -5 * 3600
+    assert endguard.zone_offset(3700) is None and endguard.zone_offset(15 * 3600) is None
