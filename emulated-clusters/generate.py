@@ -378,8 +378,20 @@ def clock_settings(rate):
     return conf, f",bf_max_time={min(BF_MAX_TIME_MAX, math.ceil(k))}"
 
 
+def jobcomp_lines(loc):
+    """JobComp lines: none, or (the replay's end guard, workloads/
+    endguard.py) jobcomp/filetxt to `loc`, beside the clock page, where
+    slurmctld writes one line per job as it records the job's end. Only
+    while the guard is on: the line is written under the job write lock,
+    microseconds of a write(2), on the end path the guard measures. It is
+    not accounting (sacct reads slurmdbd unless given --completion)."""
+    if not loc:
+        return "JobCompType=jobcomp/none\n"
+    return f"JobCompType=jobcomp/filetxt\nJobCompLoc={loc}\n"
+
+
 def write_slurm_conf(f, defn, nodes, layout, policy, timing=False, options=(),
-                     rate=1):
+                     rate=1, jobcomp=""):
     frontends = sum(len(b) for b in layout)
     timeouts, sched_extra = clock_settings(rate)
     timeout_lines = "".join(f"{k}={v}\n" for k, v in timeouts.items())
@@ -406,8 +418,7 @@ MpiDefault=none
 AccountingStorageType=accounting_storage/slurmdbd
 AccountingStorageHost=slurmdbd
 AccountingStoreFlags=job_comment,job_extra
-JobCompType=jobcomp/none
-SelectType=select/cons_tres
+{jobcomp_lines(jobcomp)}SelectType=select/cons_tres
 SelectTypeParameters=CR_Core
 # The project's plugin: Slurm's topology/tree with the node choice made by
 # the policy below (policy_default keeps tree's own choice); commtree_timing
@@ -565,6 +576,9 @@ def main(argv):
                     "in place of the cluster file's leaf_level")
     ap.add_argument("--clock-rate", type=float, default=1.0,
                     help="the virtual clock's rate the timeouts are scaled for")
+    ap.add_argument("--jobcomp-loc", default="",
+                    help="the replay's end guard: slurmctld's jobcomp/filetxt "
+                    "file (default: jobcomp/none)")
     ap.add_argument("--topologies-dir",
                     default=os.path.join(HERE, "..", "..", "shared", "topologies"))
     args = ap.parse_args(argv)
@@ -601,6 +615,10 @@ def main(argv):
         if not (math.isfinite(args.clock_rate) and 0 < args.clock_rate <= 1e6):
             raise DefinitionError(f"clock rate {args.clock_rate:g}: expected "
                                   "a number above 0, at most 1e6")
+        if args.jobcomp_loc and (not args.jobcomp_loc.startswith("/")
+                                 or any(c.isspace() for c in args.jobcomp_loc)):
+            raise DefinitionError(f"--jobcomp-loc {args.jobcomp_loc}: expected an "
+                                  "absolute path without spaces")
         nodes, switches, levels, kind = build(defn, args.topologies_dir)
     except (DefinitionError, KeyError, ValueError) as e:
         print(f"error: {args.name}: {e}", file=sys.stderr)
@@ -610,7 +628,7 @@ def main(argv):
     os.makedirs(args.outdir, exist_ok=True)
     out = lambda f: os.path.join(args.outdir, f)
     atomic_write(out("slurm.conf"), write_slurm_conf, defn, nodes, layout,
-                 args.policy, args.timing, options, args.clock_rate)
+                 args.policy, args.timing, options, args.clock_rate, args.jobcomp_loc)
     atomic_write(out("topology.conf"), write_topology_conf, defn, nodes, switches)
     atomic_write(out("topology.json"), write_topology_json, defn, nodes,
                  switches, levels, kind)

@@ -71,6 +71,7 @@ def summary_md(manifest, m, plots, missing):
                    f"their script and were no longer waited for (Slurm ids "
                    f"{', '.join(str(j) for j in launch['lost_launches'][:10])})"
                    if launch.get("lost_launches") else "") + ".", ""]
+    out += end_guard_lines(manifest.get("end_guard"))
     if m.get("aph_topology") == "regenerated":
         out += ["**APH** is measured on the topology of "
                 f"`{manifest['cluster']}` as generated at report time: this run "
@@ -168,3 +169,29 @@ def summary_md(manifest, m, plots, missing):
                 f"{' ...' if len(ids) > 20 else ''})."]
     out += [""] + [f"![{os.path.basename(p)}]({p})" for p in plots] + [""]
     return "\n".join(out)
+
+
+def end_guard_lines(guard):
+    """summary.md's paragraph on the end guard (workloads/endguard.py):
+    what it did and the ends' lag it left; none for a run without it."""
+    if not guard or not guard.get("rate") or "windows" not in guard:
+        return []
+    if not guard.get("enabled") and not guard.get("windows"):
+        return [f"**Ends:** the end guard (END_GUARD={fnum(guard['rate']):g}) was off: "
+                f"{guard.get('off_because') or 'see replay.log'}.", ""]
+    text = (f"**Ends:** the end guard slowed the clock to rate {fnum(guard['rate']):g} from "
+            f"{fnum(guard.get('lead_s')):g} log s before each job's modelled end until "
+            f"slurmctld had recorded it: {guard['windows']} windows, "
+            f"{guard['slow_wall_s']:g} wall s")
+    if guard.get("late_windows"):
+        text += f" ({guard['late_windows']} slowed only after their first end)"
+    if guard.get("given_up"):
+        text += f"; {guard['given_up']} ends were never recorded and were given up"
+    if guard.get("ends"):
+        text += (f". The {guard['ends']} recorded ends came a median "
+                 f"{fnum(guard['lag_median_s']):g} log s (at most "
+                 f"{fnum(guard['lag_max_s']):g}) after the modelled end, in all "
+                 f"{fnum(guard.get('lag_percent_of_runtimes')):g} % of their runtimes")
+    if guard.get("off_because"):
+        text += f"; it turned itself off: {guard['off_because']}"
+    return [text + ".", ""]

@@ -126,7 +126,7 @@ container() {
 	# added to it (issue 30); it now sleeps until its end (tb-vclock
 	# sleep-until; tests/python/test_event_jumps.py).
 	run make -s -C "$ROOT" replay LOG=theta JOBS=12 SCALE=16 POLICY=default1905 CLOCK=virtual SPEEDUP=1000 \
-		EVENT_JUMPS=1
+		EVENT_JUMPS=1 END_GUARD=100
 	t1=$SECONDS
 	assert_success
 	assert_output --partial "on the virtual clock at rate 1000"
@@ -158,6 +158,12 @@ container() {
 	[ "$(jq '.launch.jobs' "$run/manifest.json")" = 12 ] ||
 		fail "launch: $(jq -c .launch "$run/manifest.json")"
 	[ "$(tail -n +2 "$run/launch.tsv" | wc -l)" = 12 ]
+	# The end guard (END_GUARD=100, given above: off by default) slowed the clock around
+	# the ends and saw slurmctld record every one of them (jobcomp/filetxt
+	# beside the clock page); none given up.
+	jq -e '.end_guard.enabled and .end_guard.windows >= 1 and .end_guard.ends == 12
+		and .end_guard.given_up == 0' "$run/manifest.json" >/dev/null ||
+		fail "end guard: $(jq -c .end_guard "$run/manifest.json")"
 	# Faster than the log: its span (last end - first submit) in log
 	# seconds, over the replay's wall time, beats the rate / 4.
 	span=$(jq '([.jobs[].time.end] | max) - ([.jobs[].time.eligible] | min)' "$run/sacct.json")

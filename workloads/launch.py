@@ -167,6 +167,13 @@ class LaunchGuard:
             self.timer.stop()
             self.timer = None
 
+    def poke(self):
+        """The clock's rate changed (the end guard's, pacing.RateArbiter):
+        the burst timer's step, planned at the old rate, is cut short."""
+        timer = self.timer
+        if timer is not None:
+            timer.changed.set()
+
     def slow(self, wall_now, why):
         """The clock to GUARD_RATE (the caller holds the lock)."""
         self.set_rate(GUARD_RATE)
@@ -285,9 +292,12 @@ class BurstTimer(threading.Thread):
         super().__init__(daemon=True)
         self.guard, self.begins, self.now = guard, begins, now
         self.stopped = threading.Event()
+        # set by a stop or a new rate: the step ends at once
+        self.changed = threading.Event()
 
     def stop(self):
         self.stopped.set()
+        self.changed.set()
         self.join(5)
 
     def run(self):
@@ -303,7 +313,8 @@ class BurstTimer(threading.Thread):
                 if left <= EARLY_WALL:
                     break
                 # short steps: an idle jump can bring the burst near at once
-                self.stopped.wait(min(left - EARLY_WALL / 2, 0.05))
+                self.changed.wait(min(left - EARLY_WALL / 2, 0.05))
+                self.changed.clear()
             if self.stopped.is_set():
                 return
             with self.guard.lock:

@@ -60,6 +60,9 @@ cmd_config() {
 	# Slurm's timeouts are scaled for the clock's rate (docs/vclock.md);
 	# CLOCK_RATE is set by a replay with CLOCK=virtual, 1 otherwise.
 	args+=(--clock-rate "${CLOCK_RATE:-1}")
+	# JOBCOMP_LOC is set by a replay whose end guard is on
+	# (workloads/endguard.py): slurmctld's record of each job's end.
+	[ -z "${JOBCOMP_LOC:-}" ] || args+=(--jobcomp-loc "$JOBCOMP_LOC")
 	# generate.py checks POLICY against the registry.
 	build_tools registry
 	in_tools python3 "$ROOT/emulated-clusters/generate.py" "${args[@]}"

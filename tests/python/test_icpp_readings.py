@@ -136,6 +136,9 @@ def test_every_icpp_paper_table_runs_on_the_virtual_clock(name):
     clocks = {v for (k, _), v in d.params.items() if k == "CLOCK"}
     assert clocks == {"virtual"}, name
     assert d.paper and not d.clock_reason
+    # the end guard (ours, off by default) is on in the paper's tables
+    runs = planned_runs(d)
+    assert runs and all(r["params"].get("END_GUARD") == "100" for r in runs), name
 
 
 def run_copy(fixtures, tmp_path, name, runtimes):

@@ -92,7 +92,7 @@ def header_runs(d, runs):
     m = rs[0].manifest
     return [f"Ours: {len(rs)} replays, {m['jobs']} jobs each of `{m.get('log_file', m['log'])}`"
             f"{' (and others)' if len(d.logs) > 1 else ''} from job {m['first']}, "
-            f"{pace_text(m)}, seed {m['seed']}, git {m.get('git_revision', '?')}. "
+            f"{pace_text(m, [r.manifest for r in rs[1:]])}, seed {m['seed']}, git {m.get('git_revision', '?')}. "
             f"Paper: {d.citation}. Times are log time.", ""]
 
 

@@ -27,11 +27,31 @@ def run_for(d, runs, log, pattern, policy):
     return r
 
 
-def pace_text(m):
-    """How a run compressed time: the virtual clock's rate, or SPEEDUP."""
-    if m.get("clock") == "virtual":
-        return f"CLOCK=virtual at rate {fnum(m.get('clock_rate')):g}"
-    return f"SPEEDUP={m['speedup']:g}"
+def guard_text(m):
+    """The end guard as the run had it (workloads/endguard.py): '' when
+    off, else 'END_GUARD=<rate>' (and that it turned itself off)."""
+    g = m.get("end_guard") or {}
+    rate = fnum(g.get("rate"), 0.0)
+    if m.get("clock") != "virtual" or not 0 < rate < fnum(m.get("clock_rate"), 0.0):
+        return ""
+    return f"END_GUARD={rate:g}" + (" (turned itself off)" if g.get("enabled") is False else "")
+
+
+def pace_text(m, runs=()):
+    """How a run compressed time: the virtual clock's rate (and the end
+    guard when on), or SPEEDUP. runs: the table's other manifests; a
+    table whose runs differ in the end guard says so, so that runs with
+    and without it are not mixed silently."""
+    if m.get("clock") != "virtual":
+        return f"SPEEDUP={m['speedup']:g}"
+    text = f"CLOCK=virtual at rate {fnum(m.get('clock_rate')):g}"
+    guards = {}
+    for r in [m, *runs]:
+        guards.setdefault(guard_text(r) or "END_GUARD off", []).append(r)
+    if len(guards) > 1:
+        return text + ", runs MIXED in the end guard: " + "; ".join(
+            f"{len(rs)} with {g}" for g, rs in sorted(guards.items()))
+    return text + (f", {guard_text(m)}" if guard_text(m) else "")
 
 
 def change(v, base):

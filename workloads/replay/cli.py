@@ -12,7 +12,7 @@ import shutil
 import signal
 import sys
 
-from workloads import faults, logs, ta_speedup, vclock
+from workloads import endguard, faults, logs, ta_speedup, vclock
 from .cluster import cluster_options, cluster_facts, current_cluster, keep_topology, topology_sha256
 from .driver import run
 from .errors import ReplayError
@@ -93,6 +93,10 @@ def parse_args(argv, extra=None, description="Replay a job log on the running cl
                           "a number above 0 and at most 1000000")
     if args.speedup <= 0 or args.jobs < 1 or args.first < 0:
         raise ReplayError("SPEEDUP must be > 0, JOBS >= 1, FIRST >= 0")
+    for name, value in (("END_GUARD", args.end_guard), ("END_LEAD", args.end_lead)):
+        if not (math.isfinite(value) and value >= 0):
+            raise ReplayError(f"{name}={value:g}: expected a number, at least 0 "
+                              "(END_GUARD=0: no end guard)")
     if args.limit_grid <= 0:
         raise ReplayError(f"LIMIT_GRID={args.limit_grid:g}: expected log seconds > 0")
     if not 0 <= args.comm <= 1 or (args.ratio is not None and not 0 <= args.ratio <= 1):
@@ -169,12 +173,14 @@ def resumed_run(args, results):
 def check(args, results):
     """--check: the settings as the run would take them, before the shell
     driver switches the policy (a bad value must change nothing): the
-    policy, the clock and its rate, as key=value lines; a RESUME's from
-    its manifest."""
+    policy, the clock and its rate, and the end guard's JobCompLoc (empty
+    when it is off: generate.py's --jobcomp-loc), as key=value lines; a
+    RESUME's from its manifest."""
     if args.resume:
         _, manifest = resumed_run(args, results)
         policy, clock = manifest["policy"], manifest.get("clock", "scaled")
         rate = manifest.get("clock_rate", 1) if clock == "virtual" else 1
+        guard_rate = endguard.settings(manifest, args.end_lead)["rate"]
     else:
         if not args.log:
             raise ReplayError(f"LOG is not set; valid: "
@@ -182,7 +188,10 @@ def check(args, results):
         logs.resolve(args.log, args.workloads_dir)
         policy, clock = args.policy, args.clock
         rate = args.speedup if clock == "virtual" else 1
-    print(f"policy={policy}\nclock={clock}\nrate={rate:g}")
+        guard_rate = args.end_guard
+    on = clock == "virtual" and endguard.active(guard_rate, rate)
+    print(f"policy={policy}\nclock={clock}\nrate={rate:g}\n"
+          f"jobcomp={endguard.CONTAINER_FILE if on else ''}")
     return 0
 
 
@@ -261,6 +270,14 @@ def main(argv):
                 "clock_rate": clock.rate, "options": cluster_options(args.root),
                 "topology_sha256": topology_sha},
                 lambda: slurm_engine(container, clock))
+            # The end guard's settings, kept for a RESUME (the driver adds
+            # what it did at the end).
+            # Rate 0: no guard (the scaled clock, or END_GUARD=0 or at
+            # least the run's rate).
+            guarded = clock.kind == "virtual" and endguard.active(args.end_guard, clock.rate)
+            manifest["end_guard"] = endguard.new_run(
+                args.end_guard if guarded else 0.0, args.end_lead,
+                os.path.join(os.path.dirname(clock.page), endguard.FILE_NAME))
             write_manifest(run_dir, manifest)
             if args.run_id_file:
                 write_run_id(args.run_id_file, run_id)

@@ -8,12 +8,12 @@ import os
 import re
 import time
 
-from workloads import health, launch, vclock
+from workloads import endguard, health, launch, vclock
 from .cluster import cluster_dir
 from .errors import ReplayError
 from .events import EventJumps, look
-from .pacing import (due_soon, idle_jump, jumper, LOOK_EVERY, rate_setter, run_clock,
-                     SUBMIT_CHUNK, time_left)
+from .pacing import (due_soon, idle_jump, jumper, LOOK_EVERY, rate_setter, RateArbiter,
+                     run_clock, SUBMIT_CHUNK, time_left)
 from .progress import fmt_time, held_note, progress
 from .reruns import faulted, note_reruns, submit_reruns
 from .resume import reconcile, record_pause
@@ -71,9 +71,18 @@ def run(args, run_dir, manifest, stopped=None):
         # CLOCK=scaled runs Slurm's clock at rate 1 (an interrupted
         # virtual replay killed with -9 may have left another rate).
         ctl(container, vclock.set_rate_command(1))
+    # The guards' threads, stopped (again: stop() is idempotent) before
+    # the final rate 1 whatever ended the run, so that none writes a rate
+    # after it.
+    guards = []
     try:
-        return run_at_rate(args, run_dir, manifest, stopped, container, clock)
+        return run_at_rate(args, run_dir, manifest, stopped, container, clock, guards)
     finally:
+        for g in guards:
+            try:
+                g.stop()
+            except Exception as e:  # a dead container: rate 1 below may fail too
+                log_line(run_dir, f"could not stop a guard: {e}")
         if clock.kind == "virtual":
             try:
                 ctl(container, vclock.set_rate_command(1))
@@ -81,7 +90,10 @@ def run(args, run_dir, manifest, stopped=None):
                 log_line(run_dir, f"could not set the clock back to rate 1: {e}")
 
 
-def run_at_rate(args, run_dir, manifest, stopped, container, clock):
+def run_at_rate(args, run_dir, manifest, stopped, container, clock, guards=None):
+    """The replay at the clock's rate; `guards` receives the guards whose
+    threads may write the rate (run() stops them before rate 1)."""
+    guards = [] if guards is None else guards
     plan = read_plan(os.path.join(run_dir, "plan.tsv"))
     sub_path = os.path.join(run_dir, "submitted.tsv")
     rerun_path = os.path.join(run_dir, "rerun.tsv")
@@ -136,23 +148,32 @@ def run_at_rate(args, run_dir, manifest, stopped, container, clock):
         log=lambda text: log_line(run_dir, text), slurm_now=clock.now)
     # The launch guard (launch.py) looks at the queue LOOK_EVERY wall s,
     # through a shell kept open in the controller's container.
-    guard, last_guard, shell = None, 0.0, None
+    guard, last_guard, shell, ends = None, 0.0, None, None
     # The job's sleep in Slurm's time (job_fields' runtime over SPEEDUP).
     runtime_of = {p["log_id"]: p["runtime"] * (1 - p.get("ta_reduction", 0.0)) / speedup
                   for p in plan}
     if clock.kind == "virtual":
+        # Both guards slow the clock; it runs at the lowest rate either asks.
+        rates = RateArbiter(clock.rate, rate_setter(container, clock))
         guard = launch.LaunchGuard(
             os.path.join(os.path.dirname(clock.page), launch.file_name(run_id)),
-            clock.rate, rate_setter(container, clock),
+            clock.rate, rates.setter("launch"),
             lambda text: log_line(run_dir, text), enabled=args.launch_guard == 1)
-        guard.watch(sorted(t0 + p["offset"] / speedup for p in plan
-                           if p["log_id"] not in submitted and not p.get("chain")),
-                    clock.now_and_rate)
+        ends = end_guard(args, manifest, run_dir, clock, rates)
+        guards += [ends, guard]
+        # Threads that plan wall-time sleeps at the page's rate look again
+        # when it changes.
+        rates.on_change = lambda: (ends.poke(), guard.poke())
         shell = Shell(container)
     events = None
     if clock.kind == "virtual" and args.idle_jumps and args.event_jumps:
         events = event_jumps(plan, t0, speedup, clock, runtime_of, guard.runtimes)
-        jump = jumper(container, clock)
+        jump_to = jumper(container, clock)
+
+        def jump(target):
+            jump_to(target)
+            ends.poke()     # their next instants are nearer in wall time
+            guard.poke()
     # Event jumps submit ahead of a jump's target, not only of now.
     horizon = 0.0
     # PREFILL's first set is in no metric: once the window's jobs have all
@@ -162,6 +183,13 @@ def run_at_rate(args, run_dir, manifest, stopped, container, clock):
     last_report = 0.0
     i = 0
     try:
+        if guard is not None:
+            # Inside the try: whatever fails from here, the finally stops
+            # the threads before the run's final rate 1.
+            ends.start()
+            guard.watch(sorted(t0 + p["offset"] / speedup for p in plan
+                               if p["log_id"] not in submitted and not p.get("chain")),
+                        clock.now_and_rate)
         if again:
             submit_reruns(submitters, again, plan, manifest, run_dir, reruns, page)
         with open(sub_path, "a", encoding="utf-8") as out:
@@ -200,6 +228,8 @@ def run_at_rate(args, run_dir, manifest, stopped, container, clock):
                         and time.monotonic() - last_jump_check >= 1.0):
                     last_jump_check = time.monotonic()
                     if idle_jump(container, clock, plan, i, t0, now, run_dir, manifest):
+                        ends.poke()
+                        guard.poke()
                         write_manifest(run_dir, manifest)
                         continue
                 report = now - last_report >= args.report_every * clock.pace
@@ -257,7 +287,11 @@ def run_at_rate(args, run_dir, manifest, stopped, container, clock):
                             log_line(run_dir, f"event jumps so far: {events.summary()}")
                     if finished:
                         break
-                    if events is not None and guard.slow_since is None:
+                    # No jump while a guard holds the clock slow (an end
+                    # guard's window is one unrecorded end: EventJumps
+                    # holds for it anyway, "ending" or "event near").
+                    if (events is not None and guard.slow_since is None
+                            and not ends.slowed()):
                         target = event_jump(events, jump, guard, queued, backfill, idle,
                                             plan, i, t0, speedup, lead, clock, run_dir,
                                             lambda: queue_state(container, run_id, shell))
@@ -274,6 +308,11 @@ def run_at_rate(args, run_dir, manifest, stopped, container, clock):
             # also for a stopped run: RESUME starts its own count
             manifest["event_jumps"] = events.summary()
             write_manifest(run_dir, manifest)
+        if ends is not None:
+            try:
+                ends.stop()
+            except ReplayError as e:
+                log_line(run_dir, f"end guard: could not restore the rate: {e}")
         if guard is not None:
             guard.stop()
             try:
@@ -288,9 +327,48 @@ def run_at_rate(args, run_dir, manifest, stopped, container, clock):
     if guard is not None:
         manifest["launch"] = guard.write(run_dir, {str(j): k for k, j in submitted.items()},
                                          runtime_of)
+        manifest["end_guard"] = ends.summary(endguard.settings(manifest, args.end_lead))
         write_manifest(run_dir, manifest)
+        log_line(run_dir, f"end guard: {manifest['end_guard']}")
     progress(f"replay {run_id}: all {len(plan)} jobs done", final=True)
     return container, submitted, reruns
+
+
+def end_guard(args, manifest, run_dir, clock, rates):
+    """The run's EndGuard (workloads/endguard.py), off unless END_GUARD
+    slows the clock and the cluster's slurm.conf has slurmctld write its
+    records where the guard reads them (make replay configures it so)."""
+    settings = endguard.settings(manifest, args.end_lead)
+    log = lambda text: log_line(run_dir, text)
+    on = endguard.active(settings["rate"], clock.rate)
+    why = ""
+    if on:
+        conf = os.path.join(cluster_dir(args.root, manifest["cluster"]), "slurm.conf")
+        try:
+            with open(conf, encoding="utf-8") as f:
+                lines = set(f.read().splitlines())
+        except OSError as e:
+            lines = set()
+            why = f"{conf}: {e.strerror}"
+        want = {"JobCompType=jobcomp/filetxt", f"JobCompLoc={endguard.CONTAINER_FILE}"}
+        if not why and not want <= lines:
+            why = (f"{conf} has no JobCompType=jobcomp/filetxt with JobCompLoc="
+                   f"{endguard.CONTAINER_FILE} (make replay configures it)")
+        if why:
+            on = False
+            log(f"end guard: off: {why}")
+    ends = endguard.EndGuard(
+        os.path.join(os.path.dirname(clock.page), launch.file_name(manifest["run_id"])),
+        os.path.join(os.path.dirname(clock.page), endguard.FILE_NAME),
+        manifest["run_id"], clock.rate, settings["rate"], settings["lead_s"],
+        rates.setter("end"), lambda: vclock.read_page(clock.page), log, enabled=on,
+        comp_offset=settings["jobcomp_offset"])
+    ends.why_off = why or ends.why_off
+    if on:
+        log(f"end guard: the clock goes to rate {settings['rate']:g} from "
+            f"{settings['lead_s']:g} s before each job's modelled end until slurmctld "
+            "has recorded it")
+    return ends
 
 
 def submit_individual(submitters, plan, submitted, out, manifest, page):

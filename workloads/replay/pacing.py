@@ -6,6 +6,7 @@ the time a replay still needs.
 import os
 import shutil
 import subprocess
+import threading
 
 from workloads import vclock
 from .errors import ReplayError
@@ -101,6 +102,49 @@ def rate_setter(container, clock):
     def set_rate(rate):
         write("set-rate", [f"{rate:g}"], vclock.set_rate_command(rate))
     return set_rate
+
+
+class RateArbiter:
+    """The clock's rate when more than one guard may slow it (the launch
+    guard, workloads/launch.py; the end guard, workloads/endguard.py): the
+    lowest rate any of them asks for, else the run's. Each guard keeps its
+    own reasons; the page is written only when that lowest rate changes,
+    and on_change() (the end guard's poke) is told after each write."""
+
+    def __init__(self, run_rate, set_rate, on_change=None):
+        self.run_rate = run_rate
+        self.set_rate = set_rate
+        self.on_change = on_change
+        self.lock = threading.Lock()
+        self.asks = {}
+        self.current = run_rate
+
+    def ask(self, who, rate):
+        """`who` asks for `rate` (None, or the run's rate or more: no
+        longer asks); returns whether the page was written. A setter that
+        raises leaves the asks and the current rate as they were: a stale
+        ask would hold the clock slow after its guard let go."""
+        with self.lock:
+            asks = dict(self.asks)
+            if rate is None or rate >= self.run_rate:
+                asks.pop(who, None)
+            else:
+                asks[who] = rate
+            want = min(asks.values(), default=self.run_rate)
+            if want != self.current:
+                self.set_rate(want)
+            self.asks = asks
+            if want == self.current:
+                return False
+            self.current = want
+        if self.on_change is not None:
+            self.on_change()
+        return True
+
+    def setter(self, who):
+        """set_rate(rate) as one guard sees it: the launch guard's rate
+        setter, its run's rate meaning it no longer asks."""
+        return lambda rate: self.ask(who, rate)
 
 
 def jumper(container, clock):
