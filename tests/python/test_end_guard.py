@@ -14,7 +14,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from workloads import endguard
+from workloads import endguard, endplan
 from workloads import vclock
 from workloads.replay import cli
 from workloads.replay.driver import end_guard
@@ -64,7 +64,7 @@ def test_a_launch_line_gives_the_modelled_end_start_plus_the_runtime_slept():
 
 
 def test_near_ends_share_one_window_opened_the_lead_before_the_first():
-    plan = endguard.EndPlan(lead=3.0)
+    plan = endplan.EndPlan(lead=3.0)
     plan.launched("1", T, T + 100, 100)
     plan.launched("2", T + 50, T + 101.5, 51.5)
     plan.launched("3", T, T + 200, 200)
@@ -82,7 +82,7 @@ def test_near_ends_share_one_window_opened_the_lead_before_the_first():
 
 
 def test_the_rate_is_restored_only_once_the_end_is_recorded_not_when_it_passes():
-    plan = endguard.EndPlan(lead=3.0)
+    plan = endplan.EndPlan(lead=3.0)
     plan.launched("1", T, T + 100, 100)
     for now in (T + 97, T + 100, T + 150, T + 900):
         assert plan.step(now, 1.0)[0] is True
@@ -96,7 +96,7 @@ def test_the_rate_is_restored_only_once_the_end_is_recorded_not_when_it_passes()
 
 
 def test_an_end_recorded_before_its_window_opens_none_at_all_and_a_record_read_first():
-    plan = endguard.EndPlan(lead=3.0)
+    plan = endplan.EndPlan(lead=3.0)
     plan.launched("1", T, T + 100, 100)
     plan.recorded("1", T, T + 40)          # cancelled at T + 40
     # the record read before the script's line (two files, two reads)
@@ -108,7 +108,7 @@ def test_an_end_recorded_before_its_window_opens_none_at_all_and_a_record_read_f
 
 
 def test_an_end_not_recorded_within_the_lost_wall_time_is_given_up_once():
-    plan = endguard.EndPlan(lead=3.0, lost_wall=10.0)
+    plan = endplan.EndPlan(lead=3.0, lost_wall=10.0)
     plan.launched("1", T, T + 100, 100)
     plan.launched("2", T, T + 300, 300)
     assert plan.step(T + 98, 50.0) == (True, [])
@@ -684,7 +684,7 @@ def test_records_match_by_id_in_file_order_whatever_slurmctlds_time_zone():
     """M3: a slurmctld in another zone (here UTC+1) writes its local time;
     the records still match, the zone is learned from the first id with
     one end, and the lags are in epoch s."""
-    plan = endguard.EndPlan(lead=3.0)
+    plan = endplan.EndPlan(lead=3.0)
     h = 3600
     plan.launched("1", T, T + 100, 100)
     plan.recorded("1", T + h, T + h + 112)
@@ -711,11 +711,11 @@ def test_records_match_by_id_in_file_order_whatever_slurmctlds_time_zone():
 
 
 def test_before_the_zone_is_known_a_start_off_by_no_zone_is_another_starts_record():
-    plan = endguard.EndPlan(lead=3.0)
+    plan = endplan.EndPlan(lead=3.0)
     plan.launched("1", T, T + 100, 100)
     plan.recorded("1", T - 500, T - 400)            # an earlier start's
     assert plan.tz is None and plan.ends and plan.records == {"1": [(T - 500, T - 400)]}
     plan.recorded("1", T, T + 101)
     assert plan.tz == 0 and plan.lags == {("1", T): (1, 100)}
-    assert endguard.zone_offset(-5 * 3600 - 0.5) == -5 * 3600
-    assert endguard.zone_offset(3700) is None and endguard.zone_offset(15 * 3600) is None
+    assert endplan.zone_offset(-5 * 3600 - 0.5) == -5 * 3600
+    assert endplan.zone_offset(3700) is None and endplan.zone_offset(15 * 3600) is None
