@@ -55,6 +55,7 @@ import time
 # The windows (which ends are due, recorded, given up) are planned in
 # endplan.py; this module reads the files, runs the thread, sets the rate.
 from workloads.endplan import END_LOST_WALL, EndPlan
+from workloads.filetail import Tail
 
 # The settings (workloads/params.tsv): END_GUARD off by default, 100 in the
 # ICPP paper definitions, END_LEAD=3. Measured once, on the Intrepid baseline
@@ -183,32 +184,6 @@ def parse_launch(line):
 
 def quantile(xs, q):
     return xs[min(len(xs) - 1, int(q * len(xs)))] if xs else None
-
-
-class Tail:
-    """New complete lines of a file that only grows (a line being written
-    is left for the next read)."""
-
-    def __init__(self, path, offset=0):
-        self.path = path
-        self.offset = offset
-
-    def lines(self):
-        try:
-            size = os.stat(self.path).st_size
-            if size < self.offset:
-                # a new file (the testbed's state made again): from its start
-                self.offset = 0
-            if size <= self.offset:
-                return []
-            with open(self.path, "rb") as f:
-                f.seek(self.offset)
-                data = f.read()
-        except FileNotFoundError:
-            return []
-        end = data.rfind(b"\n") + 1
-        self.offset += end
-        return data[:end].decode("utf-8", "replace").splitlines()
 
 
 class EndGuard:

@@ -37,6 +37,8 @@ import os
 import threading
 import time
 
+from workloads.filetail import Tail
+
 # Backlog (jobs started by Slurm, script not yet running) that slows the
 # clock, and the one that lets it go again.
 GUARD_ON = 16
@@ -105,7 +107,7 @@ class LaunchGuard:
         self.set_rate = set_rate
         self.log = log
         self.enabled = enabled and rate > GUARD_RATE
-        self.offset = 0
+        self.tail = Tail(path)
         self.lags = {}  # Slurm job id -> launch lag (log s)
         self.runtimes = {}  # Slurm job id -> the runtime its script sleeps
         self.slow_since = None
@@ -119,16 +121,9 @@ class LaunchGuard:
 
     def read(self):
         """New complete lines of the scripts' file (a line being written
-        is left for the next read)."""
-        try:
-            with open(self.path, "rb") as f:
-                f.seek(self.offset)
-                data = f.read()
-        except FileNotFoundError:
-            return
-        end = data.rfind(b"\n") + 1
-        self.offset += end
-        for line in data[:end].decode("utf-8", "replace").splitlines():
+        is left for the next read: filetail.Tail, as the end guard reads
+        the same file)."""
+        for line in self.tail.lines():
             parts = line.split("\t")
             try:
                 jid, start, began = parts[0], float(parts[1]), float(parts[2])

@@ -187,3 +187,28 @@ def test_a_job_slurm_ended_before_its_script_began_is_not_launched(tmp_path):
     fresh = [{"job_id": 1, "start": 0.0, "end": 5.0, "fault": ""}]
     assert mark_unlaunched(fresh, str(tmp_path / "none")) == 0
     assert fresh[0]["fault"] == ""
+
+
+def test_a_partial_line_in_the_launch_file_is_left_for_the_next_read(guard):
+    """L4: the launch guard reads the file through filetail.Tail, as the
+    end guard does: a line the script is still writing is not taken (its
+    start would parse as a torn number), and is read whole next time."""
+    guard.tsv.write_text("5\t100\t100.5\t60\n6\t100\t10")
+    guard.g.read()
+    assert guard.g.lags == {"5": 0.5} and guard.g.runtimes == {"5": 60.0}
+    with open(guard.tsv, "a") as f:
+        f.write("1.25\t30\n")
+    guard.g.read()
+    assert guard.g.lags == {"5": 0.5, "6": 1.25} and guard.g.runtimes["6"] == 30.0
+    guard.g.read()          # nothing new: nothing read twice
+    assert guard.g.lags == {"5": 0.5, "6": 1.25}
+
+
+def test_a_launch_file_made_again_is_read_from_its_start(guard):
+    """The one Tail's rule: a file shorter than what was read is a new
+    one (the testbed's state made again), not a file to wait on."""
+    guard.tsv.write_text("".join(f"{j}\t100\t101\t60\n" for j in range(1, 30)))
+    guard.g.read()
+    guard.tsv.write_text("40\t200\t203\t60\n")
+    guard.g.read()
+    assert guard.g.lags["40"] == 3.0
