@@ -224,6 +224,8 @@ class EndGuard:
         self.adapt = adapt
         self.late = []           # log s the slow rate came after each window's first end
         self.failed_in_a_row = 0
+        # ends matched before this part's first window (prime)
+        self.early_before = 0
 
     # -- the parts the thread runs, each testable alone --
 
@@ -367,9 +369,22 @@ class EndGuard:
 
     # -- the thread --
 
+    def prime(self):
+        """The first read, before any window: a RESUME reads the run's
+        files from their start (its launch file, jobcomp from the run's
+        offset), so the ends an earlier part (or the pause) saw recorded
+        are matched now. They are not this part's "recorded before their
+        window": that count starts here (accumulate adds the parts')."""
+        try:
+            self.read()
+        except OSError:
+            pass    # the thread reads again
+        self.early_before = self.plan.early
+
     def start(self):
         if not self.enabled:
             return
+        self.prime()
         self.thread = threading.Thread(target=self._run, daemon=True)
         self.thread.start()
 
@@ -438,7 +453,7 @@ class EndGuard:
             "slow_at_max_s": round(late[-1], 3) if late else None,
             "given_up": len(self.plan.given_up),
             "given_up_jobs": sorted(int(j) for j, _ in self.plan.given_up)[:100],
-            "recorded_before_window": self.plan.early,
+            "recorded_before_window": self.plan.early - self.early_before,
             # records of the run's jobs that matched no script's end (a
             # job that never began its script, a requeue's other start)
             "records_unmatched": self.unmatched(),
@@ -453,3 +468,53 @@ class EndGuard:
             "lag_total_s": round(sum(lags), 1),
             "lag_percent_of_runtimes": round(100 * sum(lags) / runs, 3) if runs > 0 else None,
         })
+
+
+# How a RESUME's part adds to the manifest's end_guard (accumulate).
+# Events of a part (its windows, their wall time, give-ups): summed.
+SUMMED = ("windows", "slow_wall_s", "late_windows", "given_up", "recorded_before_window")
+# What a part reads from the run's files, which every part reads from the
+# start (the launch file; jobcomp from the run's offset): the whole run's,
+# taken from the part that read the most ends, not summed.
+WHOLE_RUN = ("ends", "ended_before_modelled_end", "lag_median_s", "lag_p90_s", "lag_max_s",
+             "lag_total_s", "lag_percent_of_runtimes", "records_unmatched", "record_zone_s")
+# Per part in "parts": slow_at_median_s does not combine (the parts'
+# lists are not kept); the top level keeps the median of the part with
+# the most windows.
+PART = ("windows", "slow_wall_s", "late_windows", "slow_at_median_s", "slow_at_max_s",
+        "given_up", "enabled", "off_because")
+
+
+def accumulate(before, part):
+    """The manifest's end_guard after a part of a run (a RESUME's or the
+    first): `part` (EndGuard.summary) added to `before` (the manifest's,
+    the settings alone before the first part ends). An end given up in two
+    parts (never recorded) is counted in both: each cost its wait."""
+    before = before or {}
+    if "windows" not in before:
+        return dict(part, parts=[{k: part.get(k) for k in PART}])
+    out = dict(part)
+    for k in SUMMED:
+        out[k] = round(before.get(k, 0) + part.get(k, 0), 1)
+    highs = [x for x in (before.get("slow_at_max_s"), part.get("slow_at_max_s"))
+             if x is not None]
+    out["slow_at_max_s"] = max(highs) if highs else None
+    if before.get("windows", 0) > part.get("windows", 0):
+        out["slow_at_median_s"] = before.get("slow_at_median_s")
+    out["given_up_jobs"] = sorted(set(before.get("given_up_jobs", []))
+                                  | set(part.get("given_up_jobs", [])))[:100]
+    if before.get("ends", 0) > part.get("ends", 0):
+        # a part that read nothing (its guard off from the start)
+        out.update({k: before.get(k) for k in WHOLE_RUN})
+    out["enabled"] = bool(before.get("enabled")) and bool(part.get("enabled"))
+    parts = before.get("parts") or [{k: before.get(k) for k in PART}]
+    out["parts"] = parts + [{k: part.get(k) for k in PART}]
+    why = [f"part {n}: {p['off_because']}" for n, p in enumerate(out["parts"], 1)
+           if p.get("off_because")]
+    out["off_because"] = "; ".join(why) or None
+    out["accumulated"] = ("windows, slow_wall_s, late_windows, given_up, "
+                          "recorded_before_window: summed over the parts; slow_at_max_s: "
+                          "their max; slow_at_median_s: the part with the most windows' "
+                          "(each part's in parts); ends and lag_*: the whole run's, read "
+                          "again by each part; enabled: every part's")
+    return out

@@ -313,6 +313,15 @@ def run_at_rate(args, run_dir, manifest, stopped, container, clock, guards=None)
                 ends.stop()
             except ReplayError as e:
                 log_line(run_dir, f"end guard: could not restore the rate: {e}")
+            # Also for a stopped run: a RESUME adds its part's counts to
+            # this part's (endguard.accumulate), not replaces them.
+            try:
+                manifest["end_guard"] = endguard.accumulate(
+                    manifest.get("end_guard"),
+                    ends.summary(endguard.settings(manifest, args.end_lead)))
+                write_manifest(run_dir, manifest)
+            except Exception as e:  # whatever ended the run goes on up
+                log_line(run_dir, f"end guard: could not write its summary: {e}")
         if guard is not None:
             guard.stop()
             try:
@@ -327,9 +336,8 @@ def run_at_rate(args, run_dir, manifest, stopped, container, clock, guards=None)
     if guard is not None:
         manifest["launch"] = guard.write(run_dir, {str(j): k for k, j in submitted.items()},
                                          runtime_of)
-        manifest["end_guard"] = ends.summary(endguard.settings(manifest, args.end_lead))
         write_manifest(run_dir, manifest)
-        log_line(run_dir, f"end guard: {manifest['end_guard']}")
+        log_line(run_dir, f"end guard: {manifest.get('end_guard')}")
     progress(f"replay {run_id}: all {len(plan)} jobs done", final=True)
     return container, submitted, reruns
 
