@@ -4,6 +4,7 @@ packages' functions without a cluster; what drives a cluster or the
 command line stays in the bats suites (tests/*.bats)."""
 
 import os
+import time
 
 import pytest
 
@@ -14,3 +15,31 @@ FIXTURES = os.path.join(TESTS, "fixtures")
 @pytest.fixture
 def fixtures():
     return FIXTURES
+
+
+class FrozenTime:
+    """A stand-in for a module's `time` with CLOCK_MONOTONIC stopped
+    (moved only by advance()): the end guard's wall-time arithmetic does
+    not depend on how fast a loaded machine runs the test. Everything
+    else is the real time module's."""
+
+    def __init__(self):
+        self.ns = 10 ** 15
+
+    def monotonic_ns(self):
+        return self.ns
+
+    def monotonic(self):
+        return self.ns / 1e9
+
+    def advance(self, s):
+        self.ns += int(s * 1e9)
+
+    def __getattr__(self, name):
+        return getattr(time, name)
+
+
+@pytest.fixture
+def frozen_time():
+    """A FrozenTime for the test to patch in where it needs one."""
+    return FrozenTime()

@@ -120,30 +120,9 @@ def test_an_end_not_recorded_within_the_lost_wall_time_is_given_up_once():
     assert plan.given_up == [("1", T)] and ("1", T) not in plan.lags
 
 
-class FrozenTime:
-    """endguard's `time` with CLOCK_MONOTONIC stopped (moved only by
-    advance()): a look's wall-time arithmetic does not depend on how fast
-    a loaded machine runs the test."""
-
-    def __init__(self):
-        self.ns = 10 ** 15
-
-    def monotonic_ns(self):
-        return self.ns
-
-    def monotonic(self):
-        return self.ns / 1e9
-
-    def advance(self, s):
-        self.ns += int(s * 1e9)
-
-    def __getattr__(self, name):
-        return getattr(time, name)
-
-
 @pytest.fixture
-def frozen(monkeypatch):
-    clock = FrozenTime()
+def frozen(monkeypatch, frozen_time):
+    clock = frozen_time
     monkeypatch.setattr(endguard, "time", clock)
     return clock
 

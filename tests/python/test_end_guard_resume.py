@@ -21,25 +21,9 @@ def record(jid, start, end, run="R"):
             f"EndTime={iso(end)} NodeList=n1 NodeCnt=1 ProcCnt=4\n")
 
 
-class Wall:
-    """endguard's `time`, CLOCK_MONOTONIC moved only by the test."""
-
-    def __init__(self):
-        self.ns = 10 ** 15
-
-    def monotonic_ns(self):
-        return self.ns
-
-    def monotonic(self):
-        return self.ns / 1e9
-
-    def __getattr__(self, name):
-        return getattr(time, name)
-
-
 @pytest.fixture
-def wall(monkeypatch):
-    w = Wall()
+def wall(monkeypatch, frozen_time):
+    w = frozen_time
     monkeypatch.setattr(endguard, "time", w)
     return w
 
