@@ -120,13 +120,6 @@ def test_an_end_not_recorded_within_the_lost_wall_time_is_given_up_once():
     assert plan.given_up == [("1", T)] and ("1", T) not in plan.lags
 
 
-@pytest.fixture
-def frozen(monkeypatch, frozen_time):
-    clock = frozen_time
-    monkeypatch.setattr(endguard, "time", clock)
-    return clock
-
-
 class Page:
     """A clock page at Slurm's time `t` (set by the test) and a rate,
     anchored now (endguard's monotonic clock: FrozenTime in the tests

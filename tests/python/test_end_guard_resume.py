@@ -22,10 +22,9 @@ def record(jid, start, end, run="R"):
 
 
 @pytest.fixture
-def wall(monkeypatch, frozen_time):
-    w = frozen_time
-    monkeypatch.setattr(endguard, "time", w)
-    return w
+def wall(frozen):
+    """The wall clock the parts share (conftest's stopped one)."""
+    return frozen
 
 
 class Part:
