@@ -1,0 +1,192 @@
+"""Later jobs that started past the reserved job's recorded planned start,
+each classified by what let Slurm 24.11's backfill start it.
+
+reservations.tsv (workloads/replay/driver.py, note_reservation) samples,
+about once a wall second, the first job blocked on resources and squeue's
+StartTime for it. That StartTime is backfill's estimate, and backfill does
+not protect every estimate it shows: it reserves nodes for a job only if
+the planned start lies within bf_window of the cycle's start (backfill.c
+:3390-3404, "StartTime set to time after current backfill window. No
+reservation created"; the window is 1440 min by default, BACKFILL_WINDOW,
+and the emulated slurm.conf sets none). An overrun is a job k submitted
+after the reserved job b that started at s, while b was the recorded
+reserved job, with s + k's limit past b's recorded planned start c (by
+more than 1 s). Each is one of:
+
+- beyond:        c - s > bf_window: no reservation existed, as Slurm means;
+- within, room:  enough nodes are free at c, in Slurm's view (running jobs
+                 hold their nodes to start + limit), for b beside k's:
+                 backfill reserves specific nodes and k may have run
+                 outside them (a check of counts only: it cannot prove k
+                 did);
+- within, none:  b cannot start at c beside k: backfill started k while b
+                 had no reservation in that cycle, or b's plan had moved.
+
+docs/results/2026-11-27-backfill-overruns.md has the reading that needed
+it and the Slurm source behind each class. It reads, never writes a run.
+
+    python3 -m metrics.overruns RUN [--bf-window-min M]
+"""
+
+import argparse
+import collections
+import csv
+import json
+import os
+import sys
+
+from .run_dir import ReportError
+
+# Slurm 24.11's default bf_window, minutes (backfill.c, BACKFILL_WINDOW).
+BF_WINDOW_MIN = 1440
+CLASSES = ("beyond", "within, room", "within, none")
+
+
+def read_run(run_dir):
+    """The run as plain numbers, times in log seconds from t0: nodes,
+    {log id: {order, submit, start, end, nodes, limit}} of the jobs that
+    started, and the reservation records [(time, log id, planned start)]."""
+    paths = {f: os.path.join(run_dir, f) for f in
+             ("manifest.json", "plan.tsv", "jobs.csv", "reservations.tsv")}
+    for f, p in paths.items():
+        if not os.path.exists(p):
+            raise ReportError(f"{run_dir}: no {f}; expected a reported replay run "
+                              "(make report RUN=<it>) recorded with reservations.tsv")
+    with open(paths["manifest.json"], encoding="utf-8") as f:
+        m = json.load(f)
+    try:
+        t0, nodes, speedup = float(m["t0"]), int(m["cluster_nodes"]), float(m.get("speedup") or 1)
+    except (KeyError, TypeError, ValueError):
+        raise ReportError(f"{paths['manifest.json']}: expected t0 and cluster_nodes") from None
+    # The plan's limits are Slurm minutes: speedup log s a Slurm second.
+    with open(paths["plan.tsv"], encoding="utf-8") as f:
+        plan = {r["log_id"]: (i, int(r["limit_min"]) * 60 * speedup)
+                for i, r in enumerate(csv.DictReader(f, delimiter="\t"))}
+    jobs = {}
+    with open(paths["jobs.csv"], encoding="utf-8") as f:
+        for r in csv.DictReader(f):
+            k = r["log_job_id"]
+            if k not in plan or not r.get("start") or not r.get("end"):
+                continue
+            jobs[k] = {"order": plan[k][0], "limit": plan[k][1], "nodes": int(r["nodes"]),
+                       "submit": float(r["submit"]), "start": float(r["start"]),
+                       "end": float(r["end"])}
+    records = []
+    with open(paths["reservations.tsv"], encoding="utf-8") as f:
+        for n, line in enumerate(f, 1):
+            parts = line.rstrip("\n").split("\t")
+            try:
+                t, log_id, at = float(parts[0]), parts[1], float(parts[2])
+            except (IndexError, ValueError):
+                raise ReportError(f"{paths['reservations.tsv']}:{n}: expected <time> <log id> "
+                                  f"<planned start>, got {line.strip()!r}") from None
+            records.append(((t - t0) * speedup, log_id, (at - t0) * speedup))
+    return {"nodes": nodes, "speedup": speedup, "jobs": jobs, "records": records}
+
+
+def overruns(run):
+    """[{b, k, s, c}]: the later jobs k started while b was the recorded
+    reserved job (from its record to the next record or b's start) whose
+    start + limit passes b's planned start c (the counting snippet of
+    docs/results/2026-11-27-end-guard.md)."""
+    jobs, recs = run["jobs"], run["records"]
+    found = []
+    for i, (t, b, c) in enumerate(recs):
+        if b not in jobs:
+            continue
+        e = min(recs[i + 1][0] if i + 1 < len(recs) else float("inf"), jobs[b]["start"])
+        for k, j in jobs.items():
+            if (t <= j["start"] < e and j["start"] + j["limit"] > c + 1
+                    and j["submit"] > jobs[b]["submit"]):
+                found.append({"b": b, "k": k, "s": j["start"], "c": c})
+    return sorted(found, key=lambda o: (o["s"], jobs[o["k"]]["order"]))
+
+
+def classify(run, o, bf_window_s):
+    """One overrun's class (CLASSES). Nodes free at c, as backfill plans:
+    the machine less those of the jobs running as k starts (k aside; a job
+    started in the same second counts if it comes before k in the plan)
+    whose start + limit passes c by more than 1 s (Slurm's times are whole
+    seconds, jobs.csv's are from t0 with its fraction)."""
+    if o["c"] - o["s"] > bf_window_s:
+        return "beyond"
+    jobs, k = run["jobs"], o["k"]
+    held = sum(j["nodes"] for x, j in jobs.items()
+               if x != k and j["start"] <= o["s"] < j["end"]
+               and (j["start"] < o["s"] or j["order"] < jobs[k]["order"])
+               and j["start"] + j["limit"] > o["c"] + 1)
+    free_at_c = run["nodes"] - held
+    return "within, room" if free_at_c - jobs[k]["nodes"] >= jobs[o["b"]]["nodes"] else "within, none"
+
+
+def summary(run, bf_window_min=BF_WINDOW_MIN):
+    """Counts by class, by reserved job, and how many of the later jobs
+    still ran when their reserved job started (a delay it really met)."""
+    bf_window_s = bf_window_min * 60 * run["speedup"]
+    found = overruns(run)
+    jobs = run["jobs"]
+    by_class = collections.Counter()
+    by_job = collections.defaultdict(collections.Counter)
+    for o in found:
+        o["class"] = classify(run, o, bf_window_s)
+        by_class[o["class"]] += 1
+        by_job[o["b"]][o["class"]] += 1
+    ahead = sorted(o["c"] - o["s"] for o in found)
+    return {
+        "overruns": len(found), "reserved_jobs": len(by_job),
+        "by_class": {c: by_class[c] for c in CLASSES},
+        "by_job": sorted(((b, jobs[b]["nodes"], dict(v)) for b, v in by_job.items()),
+                         key=lambda x: (-sum(x[2].values()), x[0])),
+        "still_running_at_reserved_start": sum(
+            1 for o in found if jobs[o["k"]]["end"] > jobs[o["b"]]["start"]),
+        "ahead_h": (ahead[0] / 3600, ahead[len(ahead) // 2] / 3600, ahead[-1] / 3600)
+        if ahead else None,
+        "bf_window_min": bf_window_min,
+        "list": found,
+    }
+
+
+def text(p, top=5):
+    c = p["by_class"]
+    lines = [f"{p['overruns']} later jobs started past the recorded planned start of "
+             f"{p['reserved_jobs']} reserved jobs (bf_window {p['bf_window_min']:g} min):",
+             f"  beyond bf_window (no reservation): {c['beyond']}",
+             f"  within, room for the reserved job beside them: {c['within, room']}",
+             f"  within, no room: {c['within, none']}",
+             f"  still running when their reserved job started: "
+             f"{p['still_running_at_reserved_start']}"]
+    if p["ahead_h"]:
+        lines.append("  planned start - later job's start (h): min {:.1f}, median {:.1f}, "
+                     "max {:.1f}".format(*p["ahead_h"]))
+    for b, n, v in p["by_job"][:top]:
+        lines.append(f"  at {b} ({n} nodes): " + ", ".join(f"{k} {v[k]}" for k in CLASSES if k in v))
+    for o in p["list"]:
+        if o["class"] == "within, none":
+            lines.append(f"  within, none: {o['k']} at {o['s']:.0f} s past {o['b']}'s "
+                         f"{o['c']:.0f} s ({(o['c'] - o['s']) / 3600:.2f} h ahead)")
+    return "\n".join(lines)
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(prog="python3 -m metrics.overruns",
+                                 description="Later jobs started past a reserved job's "
+                                             "recorded planned start, classified.")
+    ap.add_argument("run")
+    ap.add_argument("--bf-window-min", type=float, default=BF_WINDOW_MIN,
+                    help="the emulated Slurm's bf_window (min; default Slurm's 1440)")
+    args = ap.parse_args(argv)
+    if args.bf_window_min <= 0:
+        print(f"overruns: --bf-window-min {args.bf_window_min:g}: expected minutes > 0",
+              file=sys.stderr)
+        return 2
+    try:
+        p = summary(read_run(args.run), args.bf_window_min)
+    except ReportError as e:
+        print(f"overruns: {e}", file=sys.stderr)
+        return 1
+    print(text(p))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
