@@ -161,7 +161,9 @@ def reservation_delays(run_dir, manifest, rows, planned):
     delayed when it started later than the earliest start planned for it,
     by more than two samples' worth of log time, and a job later in the log
     started between its first planned start being seen and its own start.
-    An upper bound: Slurm's plan can also slip for other reasons. None
+    An upper bound: Slurm's plan can also slip for other reasons, and a
+    planned start more than bf_window ahead is one backfill does not
+    protect at all (metrics/overruns.py classifies the later starts). None
     without the file (runs before it existed). Times in log seconds."""
     path = os.path.join(run_dir, "reservations.tsv")
     if not os.path.exists(path):

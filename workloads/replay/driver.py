@@ -28,7 +28,9 @@ def note_reservation(path, order, queued, now, last):
     highest priority, i.e. earliest in the log, with reason Resources) or
     its planned start changes; returns what it noted. make report counts
     the reservations that a later job's start delayed (issue: the plugin
-    cannot tell backfill which leaves the reserved job needs)."""
+    cannot tell backfill which leaves the reserved job needs). The start
+    is squeue's StartTime, backfill's estimate: one more than bf_window
+    ahead is shown but not protected (metrics/overruns.py)."""
     blocked = [(order[k], k, q[3]) for k, q in queued.items()
                if q[0] == "PENDING" and q[3] is not None and k in order]
     top = min(blocked)[1:] if blocked else None
