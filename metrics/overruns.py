@@ -14,11 +14,12 @@ reserved job, with s + k's limit past b's recorded planned start c (by
 more than 1 s). Each is one of:
 
 - beyond:        c - s > bf_window: no reservation existed, as Slurm means;
-- within, room:  enough nodes are free at c, in Slurm's view (running jobs
-                 hold their nodes to start + limit), for b beside k's:
-                 backfill reserves specific nodes and k may have run
-                 outside them (a check of counts only: it cannot prove k
-                 did);
+- within, room:  enough nodes are free, in Slurm's view (running jobs hold
+                 their nodes to start + limit), for b beside k's at c or at
+                 the later start Slurm's batched will-run test plans for b
+                 as k starts (batched_plan): backfill reserves specific
+                 nodes and k may have run outside them (a check of counts
+                 only: it cannot prove k did);
 - within, none:  b cannot start at c beside k: backfill started k while b
                  had no reservation in that cycle, or b's plan had moved.
 
@@ -70,7 +71,9 @@ def read_run(run_dir):
                 continue
             jobs[k] = {"order": plan[k][0], "limit": plan[k][1], "nodes": int(r["nodes"]),
                        "submit": float(r["submit"]), "start": float(r["start"]),
-                       "end": float(r["end"])}
+                       "end": float(r["end"]),
+                       # Slurm's end_time: its whole-second start + the limit.
+                       "slurm_end": round(t0 + float(r["start"]) / speedup) + plan[k][1] / speedup}
     records = []
     with open(paths["reservations.tsv"], encoding="utf-8") as f:
         for n, line in enumerate(f, 1):
@@ -81,7 +84,7 @@ def read_run(run_dir):
                 raise ReportError(f"{paths['reservations.tsv']}:{n}: expected <time> <log id> "
                                   f"<planned start>, got {line.strip()!r}") from None
             records.append(((t - t0) * speedup, log_id, (at - t0) * speedup))
-    return {"nodes": nodes, "speedup": speedup, "jobs": jobs, "records": records}
+    return {"nodes": nodes, "speedup": speedup, "t0": t0, "jobs": jobs, "records": records}
 
 
 def overruns(run):
@@ -102,21 +105,65 @@ def overruns(run):
     return sorted(found, key=lambda o: (o["s"], jobs[o["k"]]["order"]))
 
 
+def batched_plan(ends, free, need, window=30):
+    """The start Slurm's will-run test plans for a job of `need` nodes
+    when `free` are free now and the running jobs hold theirs to their
+    ends [(Slurm end time, nodes)] (select/cons_tres, job_test.c:2467-2569,
+    _future_run_test): it removes the running jobs in end order, a batch
+    at a time: those ending within `window` s of the first end's 30-s
+    boundary, the window doubling after each batch that is not enough;
+    the start is the batch's last end. The manual's bf_window_linear: "the
+    expected start time of pending jobs being gradually deferred due to
+    lack of precision". None if the job never fits."""
+    ends = sorted(ends)
+    if free >= need:
+        return None
+    end_time, i = 0, 0
+    while i < len(ends):
+        while True:
+            e, n = ends[i]
+            if not end_time:
+                end_time = e + (window - e % window)
+            free += n
+            last = e
+            i += 1
+            if i == len(ends) or ends[i][0] > end_time + window:
+                break
+        if free >= need:
+            return last
+        window *= 2
+        while i < len(ends) and ends[i][0] > end_time + window:
+            window *= 2
+    return None
+
+
 def classify(run, o, bf_window_s):
-    """One overrun's class (CLASSES). Nodes free at c, as backfill plans:
-    the machine less those of the jobs running as k starts (k aside; a job
-    started in the same second counts if it comes before k in the plan)
-    whose start + limit passes c by more than 1 s (Slurm's times are whole
-    seconds, jobs.csv's are from t0 with its fraction)."""
+    """One overrun's class (CLASSES). Within the window there is room if,
+    at the reserved job's planned start, the nodes free in Slurm's view
+    (the machine less those of the jobs running as k starts, k aside,
+    held to start + limit) are enough for it beside k's: at the recorded
+    start, or at the start Slurm's will-run test plans as k starts
+    (batched_plan: later, with more nodes free). A job started in the same
+    second as k counts if it comes before k in the plan; Slurm's times are
+    whole seconds, jobs.csv's from t0 with its fraction."""
     if o["c"] - o["s"] > bf_window_s:
         return "beyond"
     jobs, k = run["jobs"], o["k"]
-    held = sum(j["nodes"] for x, j in jobs.items()
+    running = [j for x, j in jobs.items()
                if x != k and j["start"] <= o["s"] < j["end"]
-               and (j["start"] < o["s"] or j["order"] < jobs[k]["order"])
-               and j["start"] + j["limit"] > o["c"] + 1)
-    free_at_c = run["nodes"] - held
-    return "within, room" if free_at_c - jobs[k]["nodes"] >= jobs[o["b"]]["nodes"] else "within, none"
+               and (j["start"] < o["s"] or j["order"] < jobs[k]["order"])]
+    need = jobs[o["b"]]["nodes"] + jobs[k]["nodes"]
+    slurm_c = round(run["t0"] + o["c"] / run["speedup"])
+    plans = [slurm_c]
+    batched = batched_plan([(j["slurm_end"], j["nodes"]) for j in running],
+                           run["nodes"] - sum(j["nodes"] for j in running),
+                           jobs[o["b"]]["nodes"])
+    if batched is not None:
+        plans.append(batched)
+    for p in plans:
+        if run["nodes"] - sum(j["nodes"] for j in running if j["slurm_end"] > p) >= need:
+            return "within, room"
+    return "within, none"
 
 
 def summary(run, bf_window_min=BF_WINDOW_MIN):

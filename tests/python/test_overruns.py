@@ -81,6 +81,39 @@ def test_a_job_that_holds_its_nodes_to_the_planned_start_within_a_second_leaves_
         "C": "within, room", "D": "within, room"}
 
 
+def test_the_will_run_plan_takes_the_running_jobs_in_batches():
+    # 48 nodes free, a 64-node job: ends 1,000 (8 nodes), 1,016 (8), 1,022,
+    # 1,032, 1,036, 1,040 (64 each), 1,069 (64). The first end's 30-s
+    # boundary is 1,020; the batch takes every end up to 1,020 + 30: the
+    # plan is 1,040, though 64 nodes are free at 1,016 (B's 164891 at
+    # 68,618 s: the recorded 128,044, then 128,068 after a later job).
+    ends = [(1000, 8), (1016, 8), (1022, 64), (1032, 64), (1036, 64), (1040, 64),
+            (1069, 64)]
+    assert overruns.batched_plan(ends, 48, 64) == 1040
+    # Not enough after a batch: the window doubles (30, 60, 120) until the
+    # next end is inside it, and that batch takes 1,130 with 1,100.
+    assert overruns.batched_plan([(1000, 8), (1100, 8), (1130, 8)], 0, 16) == 1130
+    assert overruns.batched_plan([(1000, 8), (1100, 8), (1300, 8)], 0, 24) == 1300
+    assert overruns.batched_plan([(1000, 8)], 0, 16) is None
+    assert overruns.batched_plan([(1000, 8)], 16, 16) is None
+
+
+def test_a_later_job_beside_the_batched_plan_has_room(tmp_path):
+    # 16 nodes: P holds 6 to 7,000 s (t0 + its limit end), Q 8 to 7,010;
+    # R (8 nodes) is planned at 7,000 (the 2 free + P's 6). K takes the 2
+    # free nodes at 20 s, past it: at 7,000 R would need K's nodes (8 free
+    # beside K, 2 short); Slurm's batch takes Q's end too (7,010 <= the
+    # boundary 7,020 + 30), so R's plan is 7,010 on 8 of the 14 nodes
+    # free beside K: room.
+    jobs = [("P", 6, 0, 0, 3000, 100), ("Q", 8, 0.5, 10, 3000, 100),
+            ("R", 8, 1, 3000, 3500, 100), ("K", 2, 2, 20, 2000, 2000)]
+    d = run_dir(tmp_path, records=[(5, "R", 6000)], jobs=jobs)
+    with open(f"{d}/manifest.json", "w") as f:
+        json.dump({"t0": T0, "cluster_nodes": 16, "speedup": 1.0}, f)
+    p = overruns.summary(overruns.read_run(d))
+    assert [(o["k"], o["class"]) for o in p["list"]] == [("K", "within, room")]
+
+
 def test_a_bad_record_is_named(tmp_path):
     d = run_dir(tmp_path)
     with open(f"{d}/reservations.tsv", "a") as f:
