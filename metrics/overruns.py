@@ -40,6 +40,8 @@ from .run_dir import ReportError
 
 # Slurm 24.11's default bf_window, minutes (backfill.c, BACKFILL_WINDOW).
 BF_WINDOW_MIN = 1440
+# Slurm's YEAR_MINUTES (365 days), a job's limit when it has none.
+YEAR_MIN = 365 * 24 * 60
 CLASSES = ("beyond", "within, room", "within, none")
 
 
@@ -59,9 +61,11 @@ def read_run(run_dir):
         t0, nodes, speedup = float(m["t0"]), int(m["cluster_nodes"]), float(m.get("speedup") or 1)
     except (KeyError, TypeError, ValueError):
         raise ReportError(f"{paths['manifest.json']}: expected t0 and cluster_nodes") from None
-    # The plan's limits are Slurm minutes: speedup log s a Slurm second.
+    # The plan's limits are Slurm minutes: speedup log s a Slurm second;
+    # 0 (LIMITS=none, no --time under MaxTime=INFINITE) is what backfill
+    # takes for a year (backfill.c:2621-2629, YEAR_MINUTES).
     with open(paths["plan.tsv"], encoding="utf-8") as f:
-        plan = {r["log_id"]: (i, int(r["limit_min"]) * 60 * speedup)
+        plan = {r["log_id"]: (i, (int(r["limit_min"]) or YEAR_MIN) * 60 * speedup)
                 for i, r in enumerate(csv.DictReader(f, delimiter="\t"))}
     jobs = {}
     with open(paths["jobs.csv"], encoding="utf-8") as f:

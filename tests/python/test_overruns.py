@@ -114,6 +114,14 @@ def test_a_later_job_beside_the_batched_plan_has_room(tmp_path):
     assert [(o["k"], o["class"]) for o in p["list"]] == [("K", "within, room")]
 
 
+def test_no_limit_is_a_year_as_backfill_takes_it(tmp_path):
+    # LIMITS=none: limit_min 0, no --time under MaxTime=INFINITE.
+    jobs = [j if j[0] != "G" else ("G", 1, 6, 3030, 3200, 0) for j in JOBS]
+    run = overruns.read_run(run_dir(tmp_path, jobs=jobs))
+    assert run["jobs"]["G"]["limit"] == 365 * 24 * 3600
+    assert {o["k"]: o["class"] for o in overruns.summary(run)["list"]}["G"] == "beyond"
+
+
 def test_a_bad_record_is_named(tmp_path):
     d = run_dir(tmp_path)
     with open(f"{d}/reservations.tsv", "a") as f:
