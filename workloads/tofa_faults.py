@@ -77,7 +77,21 @@ GRAPH_FILE = "tofa-graph.txt"
 JOB_SCRIPT = f"""#!/bin/bash
 # One attempt of a TOFA instance (workloads/tofa_faults.py): its run, then
 # the abort check at the end of the run.
-sleep "${{TESTBED_RUNTIME_SCALED:-$TB_TOFA_T0}}"
+t=${{TESTBED_RUNTIME_SCALED:-$TB_TOFA_T0}}
+# On the virtual clock it runs until Slurm's start + its time, not for its
+# time from when the script began: Slurm takes the start before the policy
+# decides (select_nodes in src/slurmctld/node_scheduler.c) and the launch
+# follows, both in wall time, so at rate 100 a 30-ms Scotch map and the
+# launch added 10-16 virtual s to a 30-s attempt, more under tofa than
+# under default (docs/results/2026-11-27-tofa-lammps-64.md). The replay's
+# jobs do the same (workloads/replay/slurm_io.py).
+if [ -n "${{TB_VCLOCK_FILE:-}}" ] && [ "${{SLURM_JOB_START_TIME:-0}}" -gt 0 ]; then
+	tb-vclock sleep-until "$TB_VCLOCK_FILE" \
+		"$(awk -v s="$SLURM_JOB_START_TIME" -v t="$t" 'BEGIN {{printf "%.3f", s + t}}')" ||
+		exit 1
+else
+	sleep "$t"
+fi
 a=$(( ${{SLURM_RESTART_COUNT:-0}} + 1 ))
 f={CONTAINER_DIR}/{FAULTS_FILE}
 failed=$(awk -v b="$TB_TOFA_BATCH" -v i="$TB_TOFA_INSTANCE" -v a="$a" \\

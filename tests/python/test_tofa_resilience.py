@@ -164,3 +164,40 @@ def test_a_held_attempt_is_released_to_start_a_second_later():
     assert tf.RELAUNCH_DELAY >= 1
     # A failed node of an attempt that completed: no job to release.
     assert "release" not in tf.realize_command("t040", "b0 i0 a1")
+
+
+def run_instance_script(tmp_path, env_extra):
+    """What the instance's script slept: ('sleep-until', page, deadline) or
+    ('sleep', length), with stubbed tb-vclock and sleep, a faults file
+    where attempt 1 of instance 0 of batch 0 sees no failure."""
+    import subprocess
+    stubs = tmp_path / "bin"
+    stubs.mkdir()
+    (stubs / "tb-vclock").write_text('#!/bin/bash\necho "$@" > "$SLEPT"\n')
+    (stubs / "sleep").write_text('#!/bin/bash\necho "sleep $*" > "$SLEPT"\n')
+    for f in stubs.iterdir():
+        f.chmod(0o755)
+    (tmp_path / tf.FAULTS_FILE).write_text("batch 0\n0 1 -\n")
+    script = tmp_path / "job.sh"
+    script.write_text(tf.JOB_SCRIPT.replace(tf.CONTAINER_DIR, str(tmp_path)))
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("TB_VCLOCK_FILE", "SLURM_JOB_START_TIME", "TESTBED_RUNTIME_SCALED")}
+    env.update(PATH=f"{stubs}:{os.environ['PATH']}", SLEPT=str(tmp_path / "slept"),
+               TB_TOFA_BATCH="0", TB_TOFA_INSTANCE="0", TB_TOFA_T0="30", **env_extra)
+    subprocess.run(["bash", str(script)], env=env, check=True, capture_output=True, text=True)
+    return (tmp_path / "slept").read_text().split()
+
+
+def test_an_attempt_ends_at_slurms_start_plus_its_time_on_the_virtual_clock(tmp_path):
+    # Slurm's start is taken before the policy decides and the launch
+    # follows, both in wall time: a sleep of a length from the script's
+    # start added them (x rate) to every attempt's ElapsedRaw.
+    slept = run_instance_script(tmp_path, {"TB_VCLOCK_FILE": "/page",
+                                           "SLURM_JOB_START_TIME": "1000",
+                                           "TESTBED_RUNTIME_SCALED": "30.54"})
+    assert slept == ["sleep-until", "/page", "1030.540"]
+
+
+def test_an_attempt_without_the_virtual_clock_sleeps_its_time(tmp_path):
+    # the multi-host stack (no clock page): a plain sleep of T0
+    assert run_instance_script(tmp_path, {"SLURM_JOB_START_TIME": "1000"}) == ["sleep", "30"]
