@@ -10,14 +10,11 @@
 #include <string.h>
 
 #include "helpers.h"
+#include "sim_helpers.h"
 #include "place_cores.h"
 #include "treematch.h"
 #include "tests.h"
-#include "../../plugins/sim/sim.h"
 
-#define HEAD "log_id\toffset\truntime\tnodes\tcomm\tpattern\tcomm_percent\t" \
-	"limit_min\tmatrix_density\tta_reduction\tprefill\tnodelist\tchain\t" \
-	"ranks\n"
 /* A job of ranks: id, offset, runtime, comm, limit (min), ranks. */
 #define CJOB(id, off, rt, comm, lim, ranks) \
 	id "\t" off "\t" rt "\t1\t" comm "\trd\t50\t" lim "\t0\t0\t0\t\t0\t" \
@@ -94,7 +91,7 @@ void test_sim_cores_schedule(void)
 	struct sim_plan plan;
 	struct sim_job *j;
 
-	if (parse_run(sc, HEAD CJOB("A", "0", "100", "0", "10", "6")
+	if (parse_run(sc, PLAN_HEAD CJOB("A", "0", "100", "0", "10", "6")
 		      CJOB("B", "1", "50", "0", "10", "2")
 		      CJOB("C", "2", "50", "0", "10", "12")
 		      CJOB("D", "3", "50", "0", "1", "4")
@@ -157,7 +154,7 @@ void test_sim_cores_backfill_over_nodes(void)
 	struct sim_plan plan;
 	struct sim_job *j;
 
-	if (parse_run(sc, HEAD CJOB("A", "0", "100", "0", "10", "6")
+	if (parse_run(sc, PLAN_HEAD CJOB("A", "0", "100", "0", "10", "6")
 		      CJOB("B", "1", "50", "0", "10", "2")
 		      CJOB("C", "2", "50", "0", "10", "12")
 		      CJOB("D", "3", "50", "0", "1", "4")
@@ -207,7 +204,8 @@ void test_sim_cores_choice_is_make_allocs(void)
 		int want[4];
 		double hb, hbd = 802;
 
-		if (parse_run(sc, HEAD CJOB("X", "0", "1000", "0", "60", "1")
+		if (parse_run(sc, PLAN_HEAD
+			      CJOB("X", "0", "1000", "0", "60", "1")
 			      CJOB("Y", "1", "100", "1", "60", "4"),
 			      pol[k], &plan, CROSS_MATRIX)) {
 			CHECK(0);
@@ -248,7 +246,7 @@ void test_sim_cores_other_policies_and_whole_nodes(void)
 	struct sim_plan plan;
 	struct sim_job *j;
 
-	if (parse_run(sc, HEAD CJOB("A", "0", "100", "1", "10", "1")
+	if (parse_run(sc, PLAN_HEAD CJOB("A", "0", "100", "1", "10", "1")
 		      "W\t1\t50\t4\t0\trd\t50\t10\t0\t0\t0\t\t0\t0\n",
 		      TB_POLICY_GREEDY, &plan, NULL)) {
 		CHECK(0);
@@ -274,7 +272,7 @@ void test_sim_cores_plan_errors(void)
 	struct sim_plan plan;
 	char err[256] = "";
 
-	CHECK(sim_plan_parse(HEAD CJOB("A", "0", "100", "0", "10", "17"),
+	CHECK(sim_plan_parse(PLAN_HEAD CJOB("A", "0", "100", "0", "10", "17"),
 			     "plan", 1, sc->topo, &plan, err,
 			     sizeof(err)) == -1);
 	CHECK(strstr(err, "plan:2: ranks '17': expected a whole number from "
@@ -288,7 +286,7 @@ void test_sim_cores_plan_errors(void)
 	sim_params_default(&p);
 	p.bf_cost = 3;
 	err[0] = '\0';
-	CHECK(sim_plan_parse(HEAD CJOB("A", "0", "100", "0", "10", "2"),
+	CHECK(sim_plan_parse(PLAN_HEAD CJOB("A", "0", "100", "0", "10", "2"),
 			     "plan", 1, sc->topo, &plan, err,
 			     sizeof(err)) == 0);
 	CHECK(sim_run(sc->topo, &plan, &p, err, sizeof(err)) == -1);
