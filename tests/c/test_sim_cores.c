@@ -85,16 +85,20 @@ static int cores_on(const struct sim_job *j, int v)
  *   At 100 A ends: C starts on nodes 0, 1, 2 (L1's 8, then node 2's 4),
  *   E does not fit in node 3's 4 and waits for C's end, 150.
  */
+/* A to D of that plan; E is each test's own. */
+#define SCHEDULE_ABCD \
+	CJOB("A", "0", "100", "0", "10", "6") \
+	CJOB("B", "1", "50", "0", "10", "2") \
+	CJOB("C", "2", "50", "0", "10", "12") \
+	CJOB("D", "3", "50", "0", "1", "4")
+
 void test_sim_cores_schedule(void)
 {
 	struct tb_scenario *sc = scenario(CORE_LEAVES "job nodes=1\n");
 	struct sim_plan plan;
 	struct sim_job *j;
 
-	if (parse_run(sc, PLAN_HEAD CJOB("A", "0", "100", "0", "10", "6")
-		      CJOB("B", "1", "50", "0", "10", "2")
-		      CJOB("C", "2", "50", "0", "10", "12")
-		      CJOB("D", "3", "50", "0", "1", "4")
+	if (parse_run(sc, PLAN_HEAD SCHEDULE_ABCD
 		      CJOB("E", "4", "50", "0", "10", "6"),
 		      TB_POLICY_DEFAULT, &plan, NULL)) {
 		CHECK(0);
@@ -154,10 +158,7 @@ void test_sim_cores_backfill_over_nodes(void)
 	struct sim_plan plan;
 	struct sim_job *j;
 
-	if (parse_run(sc, PLAN_HEAD CJOB("A", "0", "100", "0", "10", "6")
-		      CJOB("B", "1", "50", "0", "10", "2")
-		      CJOB("C", "2", "50", "0", "10", "12")
-		      CJOB("D", "3", "50", "0", "1", "4")
+	if (parse_run(sc, PLAN_HEAD SCHEDULE_ABCD
 		      CJOB("E", "4", "50", "0", "1", "6"),
 		      TB_POLICY_DEFAULT, &plan, NULL)) {
 		CHECK(0);
