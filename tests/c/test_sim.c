@@ -198,18 +198,33 @@ void test_sim_isolated_waits(void)
 	"switch S1 parent top\nswitch S2 parent top\n" \
 	"leaf L1 4 0 0 parent S1\nleaf L2 4 0 0 parent S1\n" \
 	"leaf L3 4 0 0 parent S2\nleaf L4 4 0 0 parent S2\n"
+/* A, B and X run when C starts at 10. */
+#define ABXC_PLAN PLAN_HEAD JOB("A", "0", "1000", "3", "1", "20") \
+	JOB("B", "0", "1000", "2", "0", "20") \
+	JOB("X", "0", "1000", "3", "1", "20") \
+	JOB("C", "10", "100", "5", "1", "5")
+
+/* The scenario of C's start (ABXC_PLAN's jobs j): A, B and X running on
+ * the twin's nodes, C the job. */
+static struct tb_scenario *c_start_state(const struct sim_job *j)
+{
+	char text[1024], list[3][128];
+
+	for (int k = 0; k < 3; k++)
+		tb_format_index_list(j[k].alloc, j[k].nodes, list[k],
+				     sizeof(list[k]));
+	snprintf(text, sizeof(text), FOUR_LEAVES
+		 "running nodes=%s comm=1\nrunning nodes=%s comm=0\n"
+		 "running nodes=%s comm=1\njob nodes=5 comm=1 pattern=rd\n",
+		 list[0], list[1], list[2]);
+	return scenario(text);
+}
 
 static void same_choice(enum tb_policy policy)
 {
 	struct sim_plan plan;
 	struct tb_scenario *sc, *alloc_sc;
-	struct sim_job *j = run(FOUR_LEAVES,
-				PLAN_HEAD JOB("A", "0", "1000", "3", "1", "20")
-				JOB("B", "0", "1000", "2", "0", "20")
-				JOB("X", "0", "1000", "3", "1", "20")
-				JOB("C", "10", "100", "5", "1", "5"),
-				policy, &plan, &sc);
-	char text[1024], list[3][128];
+	struct sim_job *j = run(FOUR_LEAVES, ABXC_PLAN, policy, &plan, &sc);
 	int *alloc;
 	double cost;
 
@@ -218,14 +233,7 @@ static void same_choice(enum tb_policy policy)
 		tb_scenario_free(sc);
 		return;
 	}
-	for (int k = 0; k < 3; k++)
-		tb_format_index_list(j[k].alloc, j[k].nodes, list[k],
-				     sizeof(list[k]));
-	snprintf(text, sizeof(text), FOUR_LEAVES
-		 "running nodes=%s comm=1\nrunning nodes=%s comm=0\n"
-		 "running nodes=%s comm=1\njob nodes=5 comm=1 pattern=rd\n",
-		 list[0], list[1], list[2]);
-	alloc_sc = scenario(text);
+	alloc_sc = c_start_state(j);
 	alloc = calloc(5, sizeof(int));
 	CHECK(alloc != NULL);
 	CHECK_EQ(tb_allocate_with(policy, alloc_sc->topo, alloc_sc->occ,
@@ -293,9 +301,10 @@ void test_sim_costed_same_state(void)
 	const int nq = (int)(sizeof(q) / sizeof(q[0]));
 	struct sim_params p;
 	struct sim_plan plan;
-	struct tb_scenario *sc = scenario(FOUR_LEAVES "job nodes=1\n");
+	struct sim_job *j;
+	struct tb_scenario *sc;
 	struct tb_scenario *alloc_sc;
-	char err[256], text[1024], list[3][128], *out = NULL;
+	char text[1024], *out = NULL;
 	size_t out_len = 0;
 	FILE *f;
 	int alloc[5], greedy_differs = 0;
@@ -305,26 +314,15 @@ void test_sim_costed_same_state(void)
 	p.policy = TB_POLICY_DEFAULT1905;
 	for (int k = 0; k < nq; k++)
 		p.costed[p.n_costed++] = q[k];
-	CHECK(!sim_plan_parse(PLAN_HEAD JOB("A", "0", "1000", "3", "1", "20")
-			      JOB("B", "0", "1000", "2", "0", "20")
-			      JOB("X", "0", "1000", "3", "1", "20")
-			      JOB("C", "10", "100", "5", "1", "5"),
-			      "plan", 1, sc->topo, &plan, err, sizeof(err)));
-	CHECK(!sim_run(sc->topo, &plan, &p, err, sizeof(err)));
-	CHECK(plan.jobs[3].costed != NULL);
-	if (!plan.jobs[3].costed) {
+	j = sim_test_run(FOUR_LEAVES "job nodes=1\n", ABXC_PLAN, &p, &plan,
+			 &sc);
+	CHECK(!j || j[3].costed != NULL);
+	if (!j || !j[3].costed) {
 		sim_plan_free(&plan);
 		tb_scenario_free(sc);
 		return;
 	}
-	for (int k = 0; k < 3; k++)
-		tb_format_index_list(plan.jobs[k].alloc, plan.jobs[k].nodes,
-				     list[k], sizeof(list[k]));
-	snprintf(text, sizeof(text), FOUR_LEAVES
-		 "running nodes=%s comm=1\nrunning nodes=%s comm=0\n"
-		 "running nodes=%s comm=1\njob nodes=5 comm=1 pattern=rd\n",
-		 list[0], list[1], list[2]);
-	alloc_sc = scenario(text);
+	alloc_sc = c_start_state(plan.jobs);
 	for (int k = 0; k < nq; k++) {
 		CHECK_EQ(tb_allocate_with(q[k], alloc_sc->topo, alloc_sc->occ,
 					  &alloc_sc->job, &alloc_sc->opts,
