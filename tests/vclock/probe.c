@@ -22,8 +22,9 @@
  *   probe sem|semclock|mutex SECONDS    a timed wait for a semaphore or
  *                                  a (self-held) mutex: real ms
  *   probe lib LIBRARY SECONDS      dlopen LIBRARY (reallib.c) and let it
- *                                  nanosleep and poll SECONDS each and
- *                                  read gettimeofday: the real ms of each
+ *                                  nanosleep, poll and sem_timedwait
+ *                                  SECONDS each and read gettimeofday:
+ *                                  the real ms of each
  *                                  wait, and its time minus the real time
  *                                  (ms); then the same waits made here
  *   probe bench N                  ns per clock_gettime(CLOCK_REALTIME)
@@ -537,10 +538,11 @@ static int cmd_lib(const char *path, int64_t ns)
 	int (*lib_sleep)(int64_t);
 	int (*lib_poll)(int);
 	int64_t (*lib_tod)(void);
+	int (*lib_sem)(int64_t);
 	void *lib = dlopen(path, RTLD_NOW);
 	int64_t start, tod;
 	struct timespec ts = ns_ts(ns);
-	double lib_sleep_ms, lib_poll_ms;
+	double lib_sleep_ms, lib_poll_ms, lib_sem_ms;
 
 	if (!lib) {
 		fprintf(stderr, "probe: %s\n", dlerror());
@@ -548,7 +550,8 @@ static int cmd_lib(const char *path, int64_t ns)
 	}
 	if (find(lib, "reallib_nanosleep", &lib_sleep) ||
 	    find(lib, "reallib_poll", &lib_poll) ||
-	    find(lib, "reallib_gettimeofday_us", &lib_tod))
+	    find(lib, "reallib_gettimeofday_us", &lib_tod) ||
+	    find(lib, "reallib_sem_wait", &lib_sem))
 		return 1;
 	start = real_ns(CLOCK_MONOTONIC);
 	lib_sleep(ns);
@@ -556,9 +559,13 @@ static int cmd_lib(const char *path, int64_t ns)
 	start = real_ns(CLOCK_MONOTONIC);
 	lib_poll((int) (ns / 1000000));
 	lib_poll_ms = wall_ms_since(start);
+	start = real_ns(CLOCK_MONOTONIC);
+	lib_sem(ns);
+	lib_sem_ms = wall_ms_since(start);
 	tod = lib_tod() - real_ns(CLOCK_REALTIME) / 1000;
-	printf("lib_sleep_ms=%.3f lib_poll_ms=%.3f lib_tod_ms=%.3f ",
-	       lib_sleep_ms, lib_poll_ms, tod / 1e3);
+	printf("lib_sleep_ms=%.3f lib_poll_ms=%.3f lib_sem_ms=%.3f "
+	       "lib_tod_ms=%.3f ", lib_sleep_ms, lib_poll_ms, lib_sem_ms,
+	       tod / 1e3);
 	start = real_ns(CLOCK_MONOTONIC);
 	nanosleep(&ts, NULL);
 	printf("own_sleep_ms=%.3f ", wall_ms_since(start));
