@@ -85,7 +85,7 @@ for how in timer timerabs timerfd; do
 		"x >= 9.9 && x <= $((30 + slack))"
 done
 
-for how in sem semclock mutex; do
+for how in sem semclock mutex mutextimed rd rdclock wr wrclock; do
 	out=$(pv "$how" 1)
 	check "$how 1 s at rate 100: ETIMEDOUT (wall ms)" \
 		"$(field rc "$out") $(field wall_ms "$out")" \
