@@ -186,3 +186,21 @@ enum tb_status tb_candidate_leaves_by(const struct tb_topology *t,
 	tb_counts_fini(&c);
 	return TB_OK;
 }
+
+enum tb_status tb_fill_leaves(const struct tb_topology *t,
+			      const struct tb_occupancy *o,
+			      struct tb_leaf_key *keys, int n,
+			      int (*cmp)(const void *, const void *),
+			      int nodes, int *alloc)
+{
+	struct tb_pick pk;
+	int rem = nodes;
+
+	if (tb_pick_init(&pk, t, o, alloc))
+		return TB_ENOMEM;
+	qsort(keys, (size_t)n, sizeof(*keys), cmp);
+	for (int i = 0; i < n && rem > 0; i++)
+		rem -= tb_pick_from_leaf(&pk, keys[i].leaf, rem);
+	tb_pick_fini(&pk);
+	return rem > 0 ? TB_ENOSPACE : TB_OK;
+}

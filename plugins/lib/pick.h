@@ -71,6 +71,17 @@ enum tb_status tb_candidate_leaves_by(const struct tb_topology *t,
 				      enum tb_ratio_form form,
 				      struct tb_leaf_key **keys, int *n);
 
+/* Sorts keys[0..n) by cmp and takes the leaves' free nodes in that order
+ * (each leaf's in index order) until `nodes` are in alloc: the fill of
+ * default1905, greedy and balanced's compute-intensive jobs. TB_OK,
+ * TB_ENOSPACE (the leaves hold fewer) or TB_ENOMEM; keys stay the
+ * caller's. */
+enum tb_status tb_fill_leaves(const struct tb_topology *t,
+			      const struct tb_occupancy *o,
+			      struct tb_leaf_key *keys, int n,
+			      int (*cmp)(const void *, const void *),
+			      int nodes, int *alloc);
+
 /* Puts alloc in opts->ranks order (nothing to do for taken); under
  * ranks=authors in `authors`, the order the authors' code costs the
  * policy in (tb_authors_ranks, policy.h); opts may be NULL (taken). */

@@ -71,15 +71,16 @@ enum tb_status tb_policy_balanced(const struct tb_topology *t,
 
 	if (rc != TB_OK)
 		return rc;
+	if (!job->comm) {
+		/* l. 30-37: whole leaves, each once, so already grouped */
+		rc = tb_fill_leaves(t, o, keys, n, by_free_up, job->nodes,
+				    alloc);
+		free(keys);
+		return rc;
+	}
 	if (tb_pick_init(&pk, t, o, alloc)) {
 		free(keys);
 		return TB_ENOMEM;
-	}
-	if (!job->comm) {
-		qsort(keys, (size_t)n, sizeof(*keys), by_free_up);
-		for (int i = 0; i < n && rem > 0; i++)
-			rem -= tb_pick_from_leaf(&pk, keys[i].leaf, rem);
-		goto done;
 	}
 	qsort(keys, (size_t)n, sizeof(*keys), by_free_down);
 	for (int i = 0; i < n && rem > 0; i++) {
@@ -92,7 +93,6 @@ enum tb_status tb_policy_balanced(const struct tb_topology *t,
 	}
 	for (int i = n - 1; i >= 0 && rem > 0; i--)
 		rem -= tb_pick_from_leaf(&pk, keys[i].leaf, rem);
-done:
 	rc = rem > 0 ? TB_ENOSPACE : TB_OK;
 	if (tb_group_by_leaf(t, alloc, pk.n))
 		rc = TB_ENOMEM;

@@ -39,22 +39,14 @@ enum tb_status tb_policy_default1905(const struct tb_topology *t,
 				     const struct tb_options *opts, int *alloc)
 {
 	struct tb_leaf_key *keys;
-	struct tb_pick pk;
-	int n, rem = job->nodes;
+	int n;
 	enum tb_status rc = tb_candidate_leaves(t, o, job->nodes,
 						TB_FIT_TIGHTEST, &keys, &n);
 
 	(void)opts;		/* Slurm 19.05 has no readings */
 	if (rc != TB_OK)
 		return rc;
-	if (tb_pick_init(&pk, t, o, alloc)) {
-		free(keys);
-		return TB_ENOMEM;
-	}
-	qsort(keys, (size_t)n, sizeof(*keys), by_free_up);
-	for (int i = 0; i < n && rem > 0; i++)
-		rem -= tb_pick_from_leaf(&pk, keys[i].leaf, rem);
-	tb_pick_fini(&pk);
+	rc = tb_fill_leaves(t, o, keys, n, by_free_up, job->nodes, alloc);
 	free(keys);
-	return rem > 0 ? TB_ENOSPACE : TB_OK;
+	return rc;
 }

@@ -47,8 +47,7 @@ enum tb_status tb_policy_greedy(const struct tb_topology *t,
 				const struct tb_options *opts, int *alloc)
 {
 	struct tb_leaf_key *keys;
-	struct tb_pick pk;
-	int n, rem = job->nodes;
+	int n;
 	enum tb_fit_order order = job->comm ? TB_FIT_QUIETEST : TB_FIT_BUSIEST;
 	enum tb_status rc;
 
@@ -59,15 +58,9 @@ enum tb_status tb_policy_greedy(const struct tb_topology *t,
 
 	if (rc != TB_OK)
 		return rc;
-	if (tb_pick_init(&pk, t, o, alloc)) {
-		free(keys);
-		return TB_ENOMEM;
-	}
-	qsort(keys, (size_t)n, sizeof(*keys),
-	      job->comm ? by_ratio_up : by_ratio_down);
-	for (int i = 0; i < n && rem > 0; i++)
-		rem -= tb_pick_from_leaf(&pk, keys[i].leaf, rem);
-	tb_pick_fini(&pk);
+	rc = tb_fill_leaves(t, o, keys, n,
+			    job->comm ? by_ratio_up : by_ratio_down,
+			    job->nodes, alloc);
 	free(keys);
-	return rem > 0 ? TB_ENOSPACE : TB_OK;
+	return rc;
 }

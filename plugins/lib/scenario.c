@@ -135,6 +135,57 @@ int tb_scn_parse_num(const char *v, double lo, double hi, double *out)
 	       *out > hi ? -1 : 0;
 }
 
+int tb_scn_add_entry(struct builder *b, struct entry_lines *l, int from,
+		     int to, double v)
+{
+	struct tb_matrix_entry *ne;
+	int *nl;
+
+	ne = realloc(l->v, sizeof(*ne) * (size_t)(l->n + 1));
+	if (!ne)
+		return tb_scn_fail(b, "out of memory");
+	l->v = ne;
+	nl = realloc(l->line, sizeof(int) * (size_t)(l->n + 1));
+	if (!nl)
+		return tb_scn_fail(b, "out of memory");
+	l->line = nl;
+	l->v[l->n] = (struct tb_matrix_entry){ from, to, v };
+	l->line[l->n++] = b->line;
+	return 0;
+}
+
+int tb_scn_entries_to_matrix(struct builder *b, struct entry_lines *l,
+			     int ranks, const char *kw, const char *unit)
+{
+	struct tb_scenario *s = b->s;
+
+	if (!s->has_job) {
+		if (l->n)
+			b->line = l->line[0];
+		return tb_scn_fail(b, "%s lines need a 'job' line", kw);
+	}
+	for (int k = 0; k < l->n; k++) {
+		const struct tb_matrix_entry *e = &l->v[k];
+
+		b->line = l->line[k];
+		if (e->from >= ranks || e->to >= ranks)
+			return tb_scn_fail(b,
+					   "%s: %s %d, the job has %d (0-%d)",
+					   kw, unit,
+					   e->from >= ranks ? e->from : e->to,
+					   ranks, ranks - 1);
+	}
+	s->matrix = calloc(1, sizeof(*s->matrix));
+	if (!s->matrix)
+		return tb_scn_fail(b, "out of memory");
+	s->matrix->ranks = ranks;
+	s->matrix->n = (size_t)l->n;
+	s->matrix->entries = l->v;
+	l->v = NULL;
+	s->job.matrix = s->matrix;
+	return 0;
+}
+
 static int job_line(struct builder *b, char **w, int n)
 {
 	struct tb_job *j = &b->s->job;
@@ -302,12 +353,12 @@ static void free_running(struct builder *b)
 	free(b->busy);
 	free(b->busy_line);
 	free(b->pf);
-	free(b->edges);
-	free(b->edge_line);
+	free(b->edges.v);
+	free(b->edges.line);
 	free(b->stalls);
 	free(b->busycores);
-	free(b->pairs);
-	free(b->pair_line);
+	free(b->pairs.v);
+	free(b->pairs.line);
 }
 
 int tb_scenario_parse(const char *text, size_t len, const char *name,

@@ -52,8 +52,7 @@ int tb_scn_busycores_line(struct builder *b, char **w, int n)
 /* pair <rank> <rank> <volume> */
 int tb_scn_pair_line(struct builder *b, char **w, int n)
 {
-	struct tb_matrix_entry *ne;
-	int *nl, from, to;
+	int from, to;
 	double v;
 
 	if (n != 4)
@@ -65,25 +64,15 @@ int tb_scn_pair_line(struct builder *b, char **w, int n)
 		return tb_scn_fail(b, "pair: a rank with itself (%d)", from);
 	if (tb_scn_parse_num(w[3], 0, INFINITY, &v) || v <= 0)
 		return tb_scn_fail(b, "pair: volume '%s': expected a number above 0", w[3]);
-	for (int k = 0; k < b->n_pairs; k++) {
-		const struct tb_matrix_entry *e = &b->pairs[k];
+	for (int k = 0; k < b->pairs.n; k++) {
+		const struct tb_matrix_entry *e = &b->pairs.v[k];
 
 		if ((e->from == from && e->to == to) ||
 		    (e->from == to && e->to == from))
 			return tb_scn_fail(b, "pair %d %d given twice (line %d): each pair once",
-					   from, to, b->pair_line[k]);
+					   from, to, b->pairs.line[k]);
 	}
-	ne = realloc(b->pairs, sizeof(*ne) * (size_t)(b->n_pairs + 1));
-	if (!ne)
-		return tb_scn_fail(b, "out of memory");
-	b->pairs = ne;
-	nl = realloc(b->pair_line, sizeof(int) * (size_t)(b->n_pairs + 1));
-	if (!nl)
-		return tb_scn_fail(b, "out of memory");
-	b->pair_line = nl;
-	b->pairs[b->n_pairs] = (struct tb_matrix_entry){ from, to, v };
-	b->pair_line[b->n_pairs++] = b->line;
-	return 0;
+	return tb_scn_add_entry(b, &b->pairs, from, to, v);
 }
 
 /* The job's ranks, its matrix from the pair lines and the partly busy
@@ -102,11 +91,11 @@ int tb_scn_build_cores(struct builder *b)
 		return tb_scn_fail(b, "job: nodes=%d is more than ranks=%d",
 				   s->job.nodes, s->ranks);
 	}
-	if ((s->ranks || b->n_pairs) && (b->torus[0] || b->n_edges)) {
+	if ((s->ranks || b->pairs.n) && (b->torus[0] || b->edges.n)) {
 		b->line = s->job_line;
 		return tb_scn_fail(b, "ranks= and 'pair' lines are TreeMatch's, on a tree; a torus job's matrix is its 'edge' lines");
 	}
-	if ((s->ranks || b->n_pairs) && b->eval) {
+	if ((s->ranks || b->pairs.n) && b->eval) {
 		b->line = b->eval[0].line;
 		return tb_scn_fail(b, "'eval' takes a node job ('job nodes=<n>'), not ranks= or 'pair' lines");
 	}
@@ -137,29 +126,10 @@ int tb_scn_build_cores(struct builder *b)
 		 * node-level policies. */
 		o->state[it->node] = TB_NODE_BUSY;
 	}
-	if (!s->ranks && !b->n_pairs)
+	if (!s->ranks && !b->pairs.n)
 		return 0;
-	if (!s->has_job) {
-		b->line = b->pair_line[0];
-		return tb_scn_fail(b, "pair lines need a 'job' line");
-	}
-	if (!s->ranks)
+	if (s->has_job && !s->ranks)
 		s->ranks = s->job.nodes;	/* one rank per node */
-	for (int k = 0; k < b->n_pairs; k++) {
-		b->line = b->pair_line[k];
-		if (b->pairs[k].from >= s->ranks || b->pairs[k].to >= s->ranks)
-			return tb_scn_fail(b, "pair: rank %d, the job has %d (0-%d)",
-					   b->pairs[k].from >= s->ranks ?
-					   b->pairs[k].from : b->pairs[k].to,
-					   s->ranks, s->ranks - 1);
-	}
-	s->matrix = calloc(1, sizeof(*s->matrix));
-	if (!s->matrix)
-		return tb_scn_fail(b, "out of memory");
-	s->matrix->ranks = s->ranks;
-	s->matrix->n = (size_t)b->n_pairs;
-	s->matrix->entries = b->pairs;
-	b->pairs = NULL;
-	s->job.matrix = s->matrix;
-	return 0;
+	return tb_scn_entries_to_matrix(b, &b->pairs, s->ranks, "pair",
+					"rank");
 }

@@ -59,6 +59,14 @@ struct busycores_item {
 	int node, count, line;
 };
 
+/* Matrix entries given line by line (`edge`, `pair`), each with its line
+ * for the errors found once the job is known. */
+struct entry_lines {
+	struct tb_matrix_entry *v;
+	int *line;
+	int n;
+};
+
 struct builder {
 	const char *name;
 	char *err;
@@ -79,9 +87,7 @@ struct builder {
 	int *busy_line;
 	struct pf_item *pf;
 	int n_pf;
-	struct tb_matrix_entry *edges;
-	int n_edges;
-	int *edge_line;
+	struct entry_lines edges;	/* `edge` lines */
 	int n_router_lines;
 	struct stall_line *stalls;
 	int n_stalls;
@@ -90,9 +96,7 @@ struct builder {
 	int cores_line;
 	struct busycores_item *busycores;
 	int n_busycores;
-	struct tb_matrix_entry *pairs;	/* `pair` lines */
-	int n_pairs;
-	int *pair_line;
+	struct entry_lines pairs;	/* `pair` lines */
 };
 
 /* --- scenario.c --------------------------------------------------------- */
@@ -100,6 +104,14 @@ struct builder {
 /* "<name>:<line>: " and the message into the builder's err; always -1. */
 int tb_scn_fail(struct builder *b, const char *fmt, ...);
 int tb_scn_parse_num(const char *v, double lo, double hi, double *out);
+/* Appends (from, to, v) at the builder's line: 0, or -1 (out of memory). */
+int tb_scn_add_entry(struct builder *b, struct entry_lines *l, int from,
+		     int to, double v);
+/* The job's matrix of `ranks` ranks from l's entries (moved out of l):
+ * "<kw> lines need a 'job' line" without a job, "<kw>: <unit> <r>, the
+ * job has ..." at the line of an entry beyond the ranks; 0 or -1. */
+int tb_scn_entries_to_matrix(struct builder *b, struct entry_lines *l,
+			     int ranks, const char *kw, const char *unit);
 int tb_scn_leaf_line(struct builder *b, char **w, int n);
 
 /* --- scenario_build.c --------------------------------------------------- */

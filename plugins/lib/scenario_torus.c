@@ -94,8 +94,7 @@ int tb_scn_pf_line(struct builder *b, char **w, int n)
 /* edge <process> <process> <weight> */
 int tb_scn_edge_line(struct builder *b, char **w, int n)
 {
-	struct tb_matrix_entry *ne;
-	int *nl, from, to;
+	int from, to;
 	char *end;
 	double v;
 
@@ -111,17 +110,7 @@ int tb_scn_edge_line(struct builder *b, char **w, int n)
 	v = strtod(w[3], &end);
 	if (errno || *end || end == w[3] || !isfinite(v) || v <= 0)
 		return tb_scn_fail(b, "edge: weight '%s': expected a number above 0", w[3]);
-	ne = realloc(b->edges, sizeof(*ne) * (size_t)(b->n_edges + 1));
-	if (!ne)
-		return tb_scn_fail(b, "out of memory");
-	b->edges = ne;
-	nl = realloc(b->edge_line, sizeof(int) * (size_t)(b->n_edges + 1));
-	if (!nl)
-		return tb_scn_fail(b, "out of memory");
-	b->edge_line = nl;
-	b->edges[b->n_edges] = (struct tb_matrix_entry){ from, to, v };
-	b->edge_line[b->n_edges++] = b->line;
-	return 0;
+	return tb_scn_add_entry(b, &b->edges, from, to, v);
 }
 
 /* The torus' nodes under one leaf switch, coordinates from the id. */
@@ -181,25 +170,8 @@ int tb_scn_build_torus_state(struct builder *b)
 					   b->pf[k].node, o->n_nodes);
 		o->failure_prob[b->pf[k].node] = b->pf[k].pf;
 	}
-	if (!b->n_edges)
+	if (!b->edges.n)
 		return 0;
-	for (int k = 0; k < b->n_edges; k++) {
-		b->line = b->edge_line[k];
-		if (!s->has_job)
-			return tb_scn_fail(b, "edge lines need a 'job' line");
-		if (b->edges[k].from >= s->job.nodes || b->edges[k].to >= s->job.nodes)
-			return tb_scn_fail(b, "edge: process %d, the job has %d (0-%d)",
-					   b->edges[k].from >= s->job.nodes ?
-					   b->edges[k].from : b->edges[k].to,
-					   s->job.nodes, s->job.nodes - 1);
-	}
-	s->matrix = calloc(1, sizeof(*s->matrix));
-	if (!s->matrix)
-		return tb_scn_fail(b, "out of memory");
-	s->matrix->ranks = s->job.nodes;
-	s->matrix->n = (size_t)b->n_edges;
-	s->matrix->entries = b->edges;
-	b->edges = NULL;
-	s->job.matrix = s->matrix;
-	return 0;
+	return tb_scn_entries_to_matrix(b, &b->edges, s->job.nodes, "edge",
+					"process");
 }

@@ -27,24 +27,19 @@ static int by_end(const void *a, const void *b)
 	return x->job - y->job;
 }
 
-/* Backfill's node space at its start: running jobs hold their nodes to
- * start + limit (rounded up to bf_resolution; one step on when that has
- * passed). Slice 0 is the nodes free now; each distinct end begins a
- * slice with the nodes of the jobs ending then given back: the space
- * taking each job from now to its end would make, in one pass over the
- * ends instead of one over the slices per job. */
-static int space_of_running(struct run *r, struct sim_space *sp)
+/* When backfill sees the running jobs end: start + limit, rounded up to
+ * bf_resolution (one step on when that has passed), sorted by that end,
+ * then job index; malloc'd (*n of them), NULL when out of memory. */
+static struct run_end *running_ends(const struct run *r, int *n)
 {
-	struct sim *s = &r->s;
+	const struct sim *s = &r->s;
 	const struct sim_params *p = s->p;
-	int n = s->n_running, i = 0;
-	struct run_end *e = malloc(sizeof(*e) * (size_t)(n ? n : 1));
+	struct run_end *e;
 
-	if (!e || sim_space_init(sp, &s->free, s->now)) {
-		free(e);
-		return -1;
-	}
-	for (int q = 0; q < n; q++) {
+	*n = s->n_running;
+	if (!(e = malloc(sizeof(*e) * (size_t)(*n ? *n : 1))))
+		return NULL;
+	for (int q = 0; q < *n; q++) {
 		const struct sim_job *j = &s->plan->jobs[s->running[q]];
 		double end = round_up(j->start + j->limit, p->bf_resolution);
 
@@ -52,7 +47,36 @@ static int space_of_running(struct run *r, struct sim_space *sp)
 			end = s->now + p->bf_resolution;
 		e[q] = (struct run_end) { end, s->running[q] };
 	}
-	qsort(e, (size_t)n, sizeof(*e), by_end);
+	qsort(e, (size_t)*n, sizeof(*e), by_end);
+	return e;
+}
+
+/* A copy of the queue (starting a job changes it); NULL when out of
+ * memory. */
+static int *queue_copy(const struct run *r)
+{
+	int n = r->n_queue, *order = malloc(sizeof(int) * (size_t)(n ? n : 1));
+
+	if (order)
+		memcpy(order, r->queue, sizeof(int) * (size_t)n);
+	return order;
+}
+
+/* Backfill's node space at its start: running jobs hold their nodes to
+ * their ends (running_ends). Slice 0 is the nodes free now; each distinct
+ * end begins a slice with the nodes of the jobs ending then given back:
+ * the space taking each job from now to its end would make, in one pass
+ * over the ends instead of one over the slices per job. */
+static int space_of_running(struct run *r, struct sim_space *sp)
+{
+	struct sim *s = &r->s;
+	int n, i = 0;
+	struct run_end *e = running_ends(r, &n);
+
+	if (!e || sim_space_init(sp, &s->free, s->now)) {
+		free(e);
+		return -1;
+	}
 	for (int q = 0; q < n; q++) {
 		const struct sim_job *j = &s->plan->jobs[e[q].job];
 
@@ -139,11 +163,9 @@ int sim_backfill_pass(struct run *r)
 		return backfill_pass_cores(r);
 	if (space_of_running(r, &sp))
 		return -1;
-	/* A copy of the queue: starting a job changes it. */
-	int n = r->n_queue, *order = malloc(sizeof(int) * (size_t)(n ? n : 1));
+	int n = r->n_queue, *order = queue_copy(r);
 	if (!order)
 		goto out;
-	memcpy(order, r->queue, sizeof(int) * (size_t)n);
 	for (int q = 0; q < n && tested < p->bf_max_job_test; q++) {
 		tested++;
 		if (bf_test(r, &sp, 0, order[q], &reserved, 0)) {
@@ -164,23 +186,13 @@ out:
 static int cspace_of_running(struct run *r, struct sim_cspace *cs)
 {
 	struct sim *s = &r->s;
-	const struct sim_params *p = s->p;
-	int n = s->n_running, i = 0;
-	struct run_end *e = malloc(sizeof(*e) * (size_t)(n ? n : 1));
+	int n, i = 0;
+	struct run_end *e = running_ends(r, &n);
 
 	if (!e || sim_cspace_init(cs, s->cores, s->t->n_nodes, s->now)) {
 		free(e);
 		return -1;
 	}
-	for (int q = 0; q < n; q++) {
-		const struct sim_job *j = &s->plan->jobs[s->running[q]];
-		double end = round_up(j->start + j->limit, p->bf_resolution);
-
-		if (end <= s->now)
-			end = s->now + p->bf_resolution;
-		e[q] = (struct run_end) { end, s->running[q] };
-	}
-	qsort(e, (size_t)n, sizeof(*e), by_end);
 	for (int q = 0; q < n; q++) {
 		const struct sim_job *j = &s->plan->jobs[e[q].job];
 
@@ -244,9 +256,8 @@ static int backfill_pass_cores(struct run *r)
 
 	if (cspace_of_running(r, &cs))
 		return -1;
-	if (!(order = malloc(sizeof(int) * (size_t)(n ? n : 1))))
+	if (!(order = queue_copy(r)))
 		goto out;
-	memcpy(order, r->queue, sizeof(int) * (size_t)n);
 	for (int q = 0; q < n && tested < p->bf_max_job_test; q++) {
 		int idx = order[q];
 		struct sim_job *j = &s->plan->jobs[idx];
@@ -327,12 +338,11 @@ int sim_cycle_begin(struct run *r)
 
 	if (space_of_running(r, &c->sp))
 		return -1;
-	c->order = malloc(sizeof(int) * (size_t)(n ? n : 1));
+	c->order = queue_copy(r);
 	if (!c->order) {
 		sim_space_fini(&c->sp);
 		return -1;
 	}
-	memcpy(c->order, r->queue, sizeof(int) * (size_t)n);
 	c->n = n;
 	c->q = 0;
 	c->tested = 0;

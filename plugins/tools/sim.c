@@ -95,6 +95,21 @@ static int num(const char *opt, const char *v, double lo, double *out)
 	return 0;
 }
 
+struct num_opt {
+	const char *name;
+	double lo;
+	double *to;
+};
+
+static const struct num_opt *num_opt(const struct num_opt *v, size_t n,
+				     const char *name)
+{
+	for (size_t k = 0; k < n; k++)
+		if (!strcmp(v[k].name, name))
+			return &v[k];
+	return NULL;
+}
+
 int main(int argc, char **argv)
 {
 	const char *topo_path = NULL, *plan_path = NULL, *matrices = NULL;
@@ -107,6 +122,18 @@ int main(int argc, char **argv)
 	FILE *out = stdout;
 	clock_t c0 = clock();
 	int rc = 1;
+	/* The options that take a number >= lo (seconds but --speedup). */
+	const struct num_opt nums[] = {
+		{ "--speedup", 1e-9, &speedup },
+		{ "--tick", 0, &tick },
+		{ "--lag", 0, &p.lag },
+		{ "--bf-cost", 0, &p.bf_cost },
+		{ "--bf-max-time", 0, &p.bf_max_time },
+		{ "--bf-interval", 0, &p.bf_interval },
+		{ "--bf-window", 0, &p.bf_window },
+		{ "--bf-resolution", 0, &p.bf_resolution },
+	};
+	const struct num_opt *n;
 
 	sim_params_default(&p);
 	for (int i = 1; i < argc; i++) {
@@ -125,8 +152,9 @@ int main(int argc, char **argv)
 			matrices = v;
 		} else if (!strcmp(a, "--out")) {
 			out_path = v;
-		} else if (!strcmp(a, "--speedup")) {
-			if (num(a, v, 1e-9, &speedup))
+		} else if ((n = num_opt(nums, sizeof(nums) / sizeof(nums[0]),
+					 a))) {
+			if (num(a, v, n->lo, n->to))
 				return 2;
 		} else if (!strcmp(a, "--policy")) {
 			if (tb_policy_parse(v, &p.policy)) {
@@ -151,29 +179,8 @@ int main(int argc, char **argv)
 					"expected slurm, easy or none\n", v);
 				return 2;
 			}
-		} else if (!strcmp(a, "--tick")) {
-			if (num(a, v, 0, &tick))
-				return 2;
 		} else if (!strcmp(a, "--costs")) {
 			if (costed(v, &p))
-				return 2;
-		} else if (!strcmp(a, "--lag")) {
-			if (num(a, v, 0, &p.lag))
-				return 2;
-		} else if (!strcmp(a, "--bf-cost")) {
-			if (num(a, v, 0, &p.bf_cost))
-				return 2;
-		} else if (!strcmp(a, "--bf-max-time")) {
-			if (num(a, v, 0, &p.bf_max_time))
-				return 2;
-		} else if (!strcmp(a, "--bf-interval")) {
-			if (num(a, v, 0, &p.bf_interval))
-				return 2;
-		} else if (!strcmp(a, "--bf-window")) {
-			if (num(a, v, 0, &p.bf_window))
-				return 2;
-		} else if (!strcmp(a, "--bf-resolution")) {
-			if (num(a, v, 0, &p.bf_resolution))
 				return 2;
 		} else if (!strcmp(a, "--bf-max-job-test") ||
 			   !strcmp(a, "--queue-depth")) {

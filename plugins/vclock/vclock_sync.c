@@ -90,33 +90,44 @@ int pthread_cond_clockwait(pthread_cond_t *restrict c,
 enum lock_kind { SEM, SEM_CLOCK, MUTEX, MUTEX_CLOCK, RD, RD_CLOCK, WR,
 		 WR_CLOCK };
 
-static int lock_slice(enum lock_kind kind, void *obj, int64_t sl)
+static int is_clock_form(enum lock_kind kind)
 {
-	struct timespec rt = ns_ts(tb_vclock_add(vc_real_ns(CLOCK_REALTIME),
-						 sl));
-	struct timespec mono = ns_ts(tb_vclock_add(vc_real_ns(CLOCK_MONOTONIC),
-						   sl));
+	return kind == SEM_CLOCK || kind == MUTEX_CLOCK || kind == RD_CLOCK ||
+	       kind == WR_CLOCK;
+}
 
+/* The real call of the named kind until abs (on clock id for a clock
+ * form; a timed form's is CLOCK_REALTIME); an error number. */
+static int lock_real(enum lock_kind kind, void *obj, clockid_t id,
+		     const struct timespec *abs)
+{
 	switch (kind) {
 	case SEM:
-		return real_sem_timedwait(obj, &rt) ? errno : 0;
+		return real_sem_timedwait(obj, abs) ? errno : 0;
 	case SEM_CLOCK:
-		return real_sem_clockwait(obj, CLOCK_MONOTONIC, &mono) ?
-		       errno : 0;
+		return real_sem_clockwait(obj, id, abs) ? errno : 0;
 	case MUTEX:
-		return real_mutex_timedlock(obj, &rt);
+		return real_mutex_timedlock(obj, abs);
 	case MUTEX_CLOCK:
-		return real_mutex_clocklock(obj, CLOCK_MONOTONIC, &mono);
+		return real_mutex_clocklock(obj, id, abs);
 	case RD:
-		return real_rd_timedlock(obj, &rt);
+		return real_rd_timedlock(obj, abs);
 	case RD_CLOCK:
-		return real_rd_clocklock(obj, CLOCK_MONOTONIC, &mono);
+		return real_rd_clocklock(obj, id, abs);
 	case WR:
-		return real_wr_timedlock(obj, &rt);
+		return real_wr_timedlock(obj, abs);
 	case WR_CLOCK:
-		return real_wr_clocklock(obj, CLOCK_MONOTONIC, &mono);
+		return real_wr_clocklock(obj, id, abs);
 	}
 	return EINVAL;
+}
+
+static int lock_slice(enum lock_kind kind, void *obj, int64_t sl)
+{
+	clockid_t id = is_clock_form(kind) ? CLOCK_MONOTONIC : CLOCK_REALTIME;
+	struct timespec ts = ns_ts(tb_vclock_add(vc_real_ns(id), sl));
+
+	return lock_real(kind, obj, id, &ts);
 }
 
 /* Waits for obj until absolute time abs on clock id; an error number. */
@@ -138,12 +149,30 @@ static int lock_until(const struct tb_vclock_page *p, enum lock_kind kind,
 	return lock_slice(kind, obj, 0);
 }
 
-/* A clock the clock forms take and we make virtual; -1 otherwise. */
-static int lock_clock_ok(const struct tb_vclock_page *p, clockid_t id)
+/* A timed form: virtual when the clock runs, else the real call. p is
+ * the interposer's PAGE() (it must be taken there, where the return
+ * address is its caller's). */
+static int lock_timed(const struct tb_vclock_page *p, enum lock_kind kind,
+		      void *obj, const struct timespec *abs)
+{
+	if (!p)
+		return lock_real(kind, obj, CLOCK_REALTIME, abs);
+	return lock_until(p, kind, obj, CLOCK_REALTIME, abs);
+}
+
+/* A clock form (have: this glibc has it, else ENOSYS): virtual for a
+ * clock we make virtual, else the real call. p as for lock_timed. */
+static int lock_clocked(const struct tb_vclock_page *p, enum lock_kind kind,
+			int have, void *obj, clockid_t id,
+			const struct timespec *abs)
 {
 	int64_t dummy;
 
-	return vc_virtual_clock(p, id, &dummy) == 0 ? 0 : -1;
+	if (!have)
+		return ENOSYS;
+	if (!p || vc_virtual_clock(p, id, &dummy))
+		return lock_real(kind, obj, id, abs);
+	return lock_until(p, kind, obj, id, abs);
 }
 
 static int sem_result(int err)
@@ -156,87 +185,52 @@ static int sem_result(int err)
 
 int sem_timedwait(sem_t *restrict sem, const struct timespec *restrict abs)
 {
-	const struct tb_vclock_page *p = PAGE();
-
-	if (!p)
-		return real_sem_timedwait(sem, abs);
-	return sem_result(lock_until(p, SEM, sem, CLOCK_REALTIME, abs));
+	return sem_result(lock_timed(PAGE(), SEM, sem, abs));
 }
 
 int sem_clockwait(sem_t *restrict sem, clockid_t id,
 		  const struct timespec *restrict abs)
 {
-	const struct tb_vclock_page *p = PAGE();
-
-	if (!real_sem_clockwait)
-		return sem_result(ENOSYS);
-	if (!p || lock_clock_ok(p, id))
-		return real_sem_clockwait(sem, id, abs);
-	return sem_result(lock_until(p, SEM_CLOCK, sem, id, abs));
+	return sem_result(lock_clocked(PAGE(), SEM_CLOCK,
+				       real_sem_clockwait != NULL, sem, id,
+				       abs));
 }
 
 int pthread_mutex_timedlock(pthread_mutex_t *restrict m,
 			    const struct timespec *restrict abs)
 {
-	const struct tb_vclock_page *p = PAGE();
-
-	if (!p)
-		return real_mutex_timedlock(m, abs);
-	return lock_until(p, MUTEX, m, CLOCK_REALTIME, abs);
+	return lock_timed(PAGE(), MUTEX, m, abs);
 }
 
 int pthread_mutex_clocklock(pthread_mutex_t *restrict m, clockid_t id,
 			    const struct timespec *restrict abs)
 {
-	const struct tb_vclock_page *p = PAGE();
-
-	if (!real_mutex_clocklock)
-		return ENOSYS;
-	if (!p || lock_clock_ok(p, id))
-		return real_mutex_clocklock(m, id, abs);
-	return lock_until(p, MUTEX_CLOCK, m, id, abs);
+	return lock_clocked(PAGE(), MUTEX_CLOCK, real_mutex_clocklock != NULL,
+			    m, id, abs);
 }
 
 int pthread_rwlock_timedrdlock(pthread_rwlock_t *restrict l,
 			       const struct timespec *restrict abs)
 {
-	const struct tb_vclock_page *p = PAGE();
-
-	if (!p)
-		return real_rd_timedlock(l, abs);
-	return lock_until(p, RD, l, CLOCK_REALTIME, abs);
+	return lock_timed(PAGE(), RD, l, abs);
 }
 
 int pthread_rwlock_clockrdlock(pthread_rwlock_t *restrict l, clockid_t id,
 			       const struct timespec *restrict abs)
 {
-	const struct tb_vclock_page *p = PAGE();
-
-	if (!real_rd_clocklock)
-		return ENOSYS;
-	if (!p || lock_clock_ok(p, id))
-		return real_rd_clocklock(l, id, abs);
-	return lock_until(p, RD_CLOCK, l, id, abs);
+	return lock_clocked(PAGE(), RD_CLOCK, real_rd_clocklock != NULL, l,
+			    id, abs);
 }
 
 int pthread_rwlock_timedwrlock(pthread_rwlock_t *restrict l,
 			       const struct timespec *restrict abs)
 {
-	const struct tb_vclock_page *p = PAGE();
-
-	if (!p)
-		return real_wr_timedlock(l, abs);
-	return lock_until(p, WR, l, CLOCK_REALTIME, abs);
+	return lock_timed(PAGE(), WR, l, abs);
 }
 
 int pthread_rwlock_clockwrlock(pthread_rwlock_t *restrict l, clockid_t id,
 			       const struct timespec *restrict abs)
 {
-	const struct tb_vclock_page *p = PAGE();
-
-	if (!real_wr_clocklock)
-		return ENOSYS;
-	if (!p || lock_clock_ok(p, id))
-		return real_wr_clocklock(l, id, abs);
-	return lock_until(p, WR_CLOCK, l, id, abs);
+	return lock_clocked(PAGE(), WR_CLOCK, real_wr_clocklock != NULL, l,
+			    id, abs);
 }

@@ -1,5 +1,7 @@
 #include "helpers.h"
 
+#include "check.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -14,6 +16,22 @@ struct tb_scenario *scenario(const char *text)
 		abort();
 	}
 	return s;
+}
+
+void expect_scenario_error(const char *text, const char *expected)
+{
+	struct tb_scenario *s = (struct tb_scenario *)1;
+	char err[256] = "";
+
+	CHECK(tb_scenario_parse(text, strlen(text), "x", &s, err,
+				sizeof(err)) == -1);
+	CHECK(s == NULL);
+	if (s != (struct tb_scenario *)1)
+		tb_scenario_free(s);
+	if (!strstr(err, expected)) {
+		fprintf(stderr, "  error '%s' lacks '%s'\n", err, expected);
+		tb_check_failures++;
+	}
 }
 
 void leaf_counts(const struct tb_topology *t, const int *alloc, int n,

@@ -12,6 +12,10 @@
  * in the test, not a failed check. */
 struct tb_scenario *scenario(const char *text);
 
+/* Parses scenario text (named "x") that must fail, building nothing,
+ * with an error containing expected; a failed check otherwise. */
+void expect_scenario_error(const char *text, const char *expected);
+
 /* Nodes per leaf name in alloc, e.g. "L1:128 L2:128". */
 void leaf_counts(const struct tb_topology *t, const int *alloc, int n,
 		 char *buf, size_t len);

@@ -354,19 +354,9 @@ void test_nedd_scenario_errors(void)
 		{ "router R0 4\nnow 5 window=0\njob nodes=1\n",
 		  "window=0: expected window=<seconds>" },
 	};
-	char err[256];
 
-	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
-		struct tb_scenario *s;
-
-		CHECK_EQ(tb_scenario_parse(cases[i].text, strlen(cases[i].text),
-					   "f", &s, err, sizeof(err)), -1);
-		if (!strstr(err, cases[i].want)) {
-			fprintf(stderr, "  test_nedd.c: case %zu: '%s', expected '%s'\n",
-				i, err, cases[i].want);
-			tb_check_failures++;
-		}
-	}
+	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++)
+		expect_scenario_error(cases[i].text, cases[i].want);
 }
 
 /* The runtime model (nedd_runtime.c) on the worked case: U is the highest

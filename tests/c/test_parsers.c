@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "helpers.h"
 #include "json.h"
 #include "matrix.h"
 #include "profile.h"
@@ -13,34 +14,20 @@
 #include "textfile.h"
 #include "topology.h"
 
-static void expect_scenario_error(const char *text, const char *expected)
-{
-	struct tb_scenario *s = (struct tb_scenario *)1;
-	char err[256] = "";
-
-	CHECK(tb_scenario_parse(text, strlen(text), "x.scenario", &s, err,
-				sizeof(err)) == -1);
-	CHECK(s == NULL);
-	if (!strstr(err, expected)) {
-		fprintf(stderr, "  error '%s' lacks '%s'\n", err, expected);
-		tb_check_failures++;
-	}
-}
-
 void test_scenario_errors(void)
 {
 	expect_scenario_error("leaf a 4 0 0\nleaf b 4 9 0\njob nodes=2\n",
-			      "x.scenario:2: leaf b: busy '9' is not a number from 0 to 4");
+			      "x:2: leaf b: busy '9' is not a number from 0 to 4");
 	expect_scenario_error("leaf a 4 0 0\njob nodes=2 pattern=zigzag\n",
-			      "x.scenario:2: pattern='zigzag': expected rd, rhvd, binomial, ring or cmc");
-	expect_scenario_error("leaf a 4 0 0\nfoo\n", "x.scenario:2: unknown keyword 'foo'");
+			      "x:2: pattern='zigzag': expected rd, rhvd, binomial, ring or cmc");
+	expect_scenario_error("leaf a 4 0 0\nfoo\n", "x:2: unknown keyword 'foo'");
 	expect_scenario_error("leaf a 4 0 0\n", "no 'job' or 'eval' line");
 	expect_scenario_error("leaf a 4 0 0\njob nodes=2\neval a:1 z:1\n",
-			      "x.scenario:3: eval: unknown leaf 'z'");
+			      "x:3: eval: unknown leaf 'z'");
 	expect_scenario_error("leaf a 4 2 0\njob nodes=3\neval a:3\n",
-			      "x.scenario:3: eval: leaf a has 2 free nodes left");
+			      "x:3: eval: leaf a has 2 free nodes left");
 	expect_scenario_error("leaf a 4 0 0\nleaf a 4 0 0\njob nodes=1\n",
-			      "x.scenario:2: 'a' defined twice");
+			      "x:2: 'a' defined twice");
 	expect_scenario_error("leaf a 4 0 0 parent b\nswitch b parent a\njob nodes=1\n",
 			      "cycle");
 }

@@ -145,15 +145,7 @@ void test_alloc_hand_worked(void)
 
 static void expect_error(const char *text, const char *expected)
 {
-	struct tb_scenario *s = NULL;
-	char err[256] = "";
-
-	CHECK(tb_scenario_parse(text, strlen(text), "x", &s, err,
-				sizeof(err)) == -1);
-	CHECK(s == NULL);
-	CHECK(strstr(err, expected) != NULL);
-	if (!strstr(err, expected))
-		fprintf(stderr, "  got: %s\n  expected: %s\n", err, expected);
+	expect_scenario_error(text, expected);	/* helpers.h */
 }
 
 void test_alloc_scenario_errors(void)

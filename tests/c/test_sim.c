@@ -10,14 +10,11 @@
 #include <string.h>
 
 #include "helpers.h"
+#include "sim_helpers.h"
 #include "isolation.h"
 #include "policy.h"
 #include "tests.h"
-#include "../../plugins/sim/sim.h"
 
-#define HEAD "log_id\toffset\truntime\tnodes\tcomm\tpattern\tcomm_percent\t" \
-	"limit_min\tmatrix_density\tta_reduction\tprefill\tnodelist\tchain\t" \
-	"ranks\n"
 /* A job line: id, offset, runtime, nodes, comm, limit (min). */
 #define JOB(id, off, rt, n, comm, lim) \
 	id "\t" off "\t" rt "\t" n "\t" comm "\trd\t50\t" lim "\t0\t0\t0\t\t0\t0\n"
@@ -25,29 +22,19 @@
 /* Two leaves of 4 nodes: L1 0-3, L2 4-7. */
 #define TWO_LEAVES "leaf L1 4 0 0\nleaf L2 4 0 0\n"
 
+/* The plan on machine (and one job line for the scenario) under policy;
+ * the jobs, or NULL (a failed check). */
 static struct sim_job *run(const char *machine, const char *plan_text,
 			   enum tb_policy policy, struct sim_plan *plan,
 			   struct tb_scenario **sc)
 {
 	struct sim_params p;
-	char err[256];
 	char text[512];
 
 	snprintf(text, sizeof(text), "%sjob nodes=1\n", machine);
-	*sc = scenario(text);
 	sim_params_default(&p);
 	p.policy = policy;
-	if (sim_plan_parse(plan_text, "plan", 1, (*sc)->topo, plan, err,
-			   sizeof(err))) {
-		fprintf(stderr, "  plan: %s\n", err);
-		CHECK(0);
-		return NULL;
-	}
-	if (sim_run((*sc)->topo, plan, &p, err, sizeof(err))) {
-		fprintf(stderr, "  run: %s\n", err);
-		CHECK(0);
-	}
-	return plan->jobs;
+	return sim_test_run(text, plan_text, &p, plan, sc);
 }
 
 /* FIFO: an 8-node job holds the machine; the two 4-node jobs queued behind
@@ -57,7 +44,7 @@ void test_sim_fifo(void)
 	struct sim_plan plan;
 	struct tb_scenario *sc;
 	struct sim_job *j = run(TWO_LEAVES,
-				HEAD JOB("A", "0", "100", "8", "0", "10")
+				PLAN_HEAD JOB("A", "0", "100", "8", "0", "10")
 				JOB("B", "10", "50", "4", "0", "10")
 				JOB("C", "20", "50", "4", "0", "10"),
 				TB_POLICY_DEFAULT, &plan, &sc);
@@ -92,7 +79,7 @@ void test_sim_backfill_and_wait(void)
 	struct sim_plan plan;
 	struct tb_scenario *sc;
 	struct sim_job *j = run(TWO_LEAVES,
-				HEAD JOB("A", "0", "100", "6", "0", "2")
+				PLAN_HEAD JOB("A", "0", "100", "6", "0", "2")
 				JOB("B", "1", "100", "8", "0", "10")
 				JOB("C", "2", "50", "2", "0", "1")
 				JOB("D", "3", "50", "2", "0", "10"),
@@ -126,7 +113,7 @@ void test_sim_no_limit_is_a_year(void)
 	struct sim_plan plan;
 	struct tb_scenario *sc;
 	struct sim_job *j = run(TWO_LEAVES,
-				HEAD JOB("A", "0", "100", "6", "0", "2")
+				PLAN_HEAD JOB("A", "0", "100", "6", "0", "2")
 				JOB("B", "1", "100", "8", "0", "10")
 				JOB("C", "2", "50", "2", "0", "0"),
 				TB_POLICY_DEFAULT, &plan, &sc);
@@ -148,17 +135,17 @@ void test_sim_no_backfill(void)
 	struct sim_plan plan;
 	struct tb_scenario *sc;
 	struct sim_params p;
-	char err[256];
+	struct sim_job *j;
 
-	sc = scenario(TWO_LEAVES "job nodes=1\n");
 	sim_params_default(&p);
 	p.backfill = SIM_BF_NONE;
-	CHECK(!sim_plan_parse(HEAD JOB("A", "0", "100", "6", "0", "2")
-			      JOB("B", "1", "100", "8", "0", "10")
-			      JOB("C", "2", "50", "2", "0", "1"),
-			      "plan", 1, sc->topo, &plan, err, sizeof(err)));
-	CHECK(!sim_run(sc->topo, &plan, &p, err, sizeof(err)));
-	CHECK_NEAR(plan.jobs[2].start, 200);
+	j = sim_test_run(TWO_LEAVES "job nodes=1\n",
+			 PLAN_HEAD JOB("A", "0", "100", "6", "0", "2")
+			 JOB("B", "1", "100", "8", "0", "10")
+			 JOB("C", "2", "50", "2", "0", "1"),
+			 &p, &plan, &sc);
+	if (j)
+		CHECK_NEAR(j[2].start, 200);
 	sim_plan_free(&plan);
 	tb_scenario_free(sc);
 }
@@ -178,7 +165,7 @@ void test_sim_no_backfill(void)
  */
 void test_sim_isolated_waits(void)
 {
-	const char *jobs = HEAD JOB("P", "0", "1000", "4", "0", "20")
+	const char *jobs = PLAN_HEAD JOB("P", "0", "1000", "4", "0", "20")
 		JOB("Q", "0", "500", "4", "0", "10")
 		JOB("R", "10", "100", "4", "0", "5");
 	struct sim_plan plan;
@@ -211,18 +198,33 @@ void test_sim_isolated_waits(void)
 	"switch S1 parent top\nswitch S2 parent top\n" \
 	"leaf L1 4 0 0 parent S1\nleaf L2 4 0 0 parent S1\n" \
 	"leaf L3 4 0 0 parent S2\nleaf L4 4 0 0 parent S2\n"
+/* A, B and X run when C starts at 10. */
+#define ABXC_PLAN PLAN_HEAD JOB("A", "0", "1000", "3", "1", "20") \
+	JOB("B", "0", "1000", "2", "0", "20") \
+	JOB("X", "0", "1000", "3", "1", "20") \
+	JOB("C", "10", "100", "5", "1", "5")
+
+/* The scenario of C's start (ABXC_PLAN's jobs j): A, B and X running on
+ * the twin's nodes, C the job. */
+static struct tb_scenario *c_start_state(const struct sim_job *j)
+{
+	char text[1024], list[3][128];
+
+	for (int k = 0; k < 3; k++)
+		tb_format_index_list(j[k].alloc, j[k].nodes, list[k],
+				     sizeof(list[k]));
+	snprintf(text, sizeof(text), FOUR_LEAVES
+		 "running nodes=%s comm=1\nrunning nodes=%s comm=0\n"
+		 "running nodes=%s comm=1\njob nodes=5 comm=1 pattern=rd\n",
+		 list[0], list[1], list[2]);
+	return scenario(text);
+}
 
 static void same_choice(enum tb_policy policy)
 {
 	struct sim_plan plan;
 	struct tb_scenario *sc, *alloc_sc;
-	struct sim_job *j = run(FOUR_LEAVES,
-				HEAD JOB("A", "0", "1000", "3", "1", "20")
-				JOB("B", "0", "1000", "2", "0", "20")
-				JOB("X", "0", "1000", "3", "1", "20")
-				JOB("C", "10", "100", "5", "1", "5"),
-				policy, &plan, &sc);
-	char text[1024], list[3][128];
+	struct sim_job *j = run(FOUR_LEAVES, ABXC_PLAN, policy, &plan, &sc);
 	int *alloc;
 	double cost;
 
@@ -231,14 +233,7 @@ static void same_choice(enum tb_policy policy)
 		tb_scenario_free(sc);
 		return;
 	}
-	for (int k = 0; k < 3; k++)
-		tb_format_index_list(j[k].alloc, j[k].nodes, list[k],
-				     sizeof(list[k]));
-	snprintf(text, sizeof(text), FOUR_LEAVES
-		 "running nodes=%s comm=1\nrunning nodes=%s comm=0\n"
-		 "running nodes=%s comm=1\njob nodes=5 comm=1 pattern=rd\n",
-		 list[0], list[1], list[2]);
-	alloc_sc = scenario(text);
+	alloc_sc = c_start_state(j);
 	alloc = calloc(5, sizeof(int));
 	CHECK(alloc != NULL);
 	CHECK_EQ(tb_allocate_with(policy, alloc_sc->topo, alloc_sc->occ,
@@ -273,7 +268,7 @@ void test_sim_runtime_is_eq7(void)
 	struct sim_plan plan;
 	struct tb_scenario *sc;
 	struct sim_job *j = run(FOUR_LEAVES,
-				HEAD JOB("A", "0", "1000", "3", "1", "20")
+				PLAN_HEAD JOB("A", "0", "1000", "3", "1", "20")
 				JOB("B", "0", "1000", "6", "1", "20")
 				JOB("C", "10", "100", "5", "1", "5")
 				JOB("D", "10", "100", "1", "0", "5"),
@@ -306,9 +301,10 @@ void test_sim_costed_same_state(void)
 	const int nq = (int)(sizeof(q) / sizeof(q[0]));
 	struct sim_params p;
 	struct sim_plan plan;
-	struct tb_scenario *sc = scenario(FOUR_LEAVES "job nodes=1\n");
+	struct sim_job *j;
+	struct tb_scenario *sc;
 	struct tb_scenario *alloc_sc;
-	char err[256], text[1024], list[3][128], *out = NULL;
+	char text[1024], *out = NULL;
 	size_t out_len = 0;
 	FILE *f;
 	int alloc[5], greedy_differs = 0;
@@ -318,26 +314,15 @@ void test_sim_costed_same_state(void)
 	p.policy = TB_POLICY_DEFAULT1905;
 	for (int k = 0; k < nq; k++)
 		p.costed[p.n_costed++] = q[k];
-	CHECK(!sim_plan_parse(HEAD JOB("A", "0", "1000", "3", "1", "20")
-			      JOB("B", "0", "1000", "2", "0", "20")
-			      JOB("X", "0", "1000", "3", "1", "20")
-			      JOB("C", "10", "100", "5", "1", "5"),
-			      "plan", 1, sc->topo, &plan, err, sizeof(err)));
-	CHECK(!sim_run(sc->topo, &plan, &p, err, sizeof(err)));
-	CHECK(plan.jobs[3].costed != NULL);
-	if (!plan.jobs[3].costed) {
+	j = sim_test_run(FOUR_LEAVES "job nodes=1\n", ABXC_PLAN, &p, &plan,
+			 &sc);
+	CHECK(!j || j[3].costed != NULL);
+	if (!j || !j[3].costed) {
 		sim_plan_free(&plan);
 		tb_scenario_free(sc);
 		return;
 	}
-	for (int k = 0; k < 3; k++)
-		tb_format_index_list(plan.jobs[k].alloc, plan.jobs[k].nodes,
-				     list[k], sizeof(list[k]));
-	snprintf(text, sizeof(text), FOUR_LEAVES
-		 "running nodes=%s comm=1\nrunning nodes=%s comm=0\n"
-		 "running nodes=%s comm=1\njob nodes=5 comm=1 pattern=rd\n",
-		 list[0], list[1], list[2]);
-	alloc_sc = scenario(text);
+	alloc_sc = c_start_state(plan.jobs);
 	for (int k = 0; k < nq; k++) {
 		CHECK_EQ(tb_allocate_with(q[k], alloc_sc->topo, alloc_sc->occ,
 					  &alloc_sc->job, &alloc_sc->opts,
@@ -375,16 +360,16 @@ void test_sim_plan_errors(void)
 	struct tb_scenario *sc = scenario(TWO_LEAVES "job nodes=1\n");
 	char err[256];
 
-	CHECK(sim_plan_parse(HEAD JOB("A", "0", "100", "9", "0", "10"),
+	CHECK(sim_plan_parse(PLAN_HEAD JOB("A", "0", "100", "9", "0", "10"),
 			     "plan.tsv", 1, sc->topo, &plan, err,
 			     sizeof(err)));
 	CHECK(strstr(err, "plan.tsv:2: nodes '9'") != NULL);
-	CHECK(sim_plan_parse(HEAD JOB("A", "0", "100", "2", "0", "-1"),
+	CHECK(sim_plan_parse(PLAN_HEAD JOB("A", "0", "100", "2", "0", "-1"),
 			     "plan.tsv", 1, sc->topo, &plan, err,
 			     sizeof(err)));
 	CHECK(strstr(err, "limit_min '-1': expected minutes >= 0") != NULL);
 	/* 0 is no limit (LIMITS=none): a year, beyond any window. */
-	CHECK(!sim_plan_parse(HEAD JOB("A", "0", "100", "2", "0", "0"),
+	CHECK(!sim_plan_parse(PLAN_HEAD JOB("A", "0", "100", "2", "0", "0"),
 			      "plan.tsv", 1, sc->topo, &plan, err,
 			      sizeof(err)));
 	CHECK_NEAR(plan.jobs[0].limit, 365.0 * 86400);

@@ -10,13 +10,10 @@
 #include <string.h>
 
 #include "helpers.h"
+#include "sim_helpers.h"
 #include "policy.h"
 #include "tests.h"
-#include "../../plugins/sim/sim.h"
 
-#define HEAD "log_id\toffset\truntime\tnodes\tcomm\tpattern\tcomm_percent\t" \
-	"limit_min\tmatrix_density\tta_reduction\tprefill\tnodelist\tchain\t" \
-	"ranks\n"
 #define JOB(id, off, rt, n, lim) \
 	id "\t" off "\t" rt "\t" n "\t0\trd\t50\t" lim "\t0\t0\t0\t\t0\t0\n"
 #define TWO_LEAVES "leaf L1 4 0 0\nleaf L2 4 0 0\njob nodes=1\n"
@@ -28,24 +25,11 @@ static struct sim_job *run_cost(const char *plan_text, double cost,
 				struct tb_scenario **sc)
 {
 	struct sim_params p;
-	char err[256];
 
-	*sc = scenario(TWO_LEAVES);
 	sim_params_default(&p);
 	p.bf_cost = cost;
 	p.bf_max_time = max_time;
-	if (sim_plan_parse(plan_text, "plan", 1, (*sc)->topo, plan, err,
-			   sizeof(err))) {
-		fprintf(stderr, "  plan: %s\n", err);
-		CHECK(0);
-		return NULL;
-	}
-	if (sim_run((*sc)->topo, plan, &p, err, sizeof(err))) {
-		fprintf(stderr, "  run: %s\n", err);
-		CHECK(0);
-		return NULL;
-	}
-	return plan->jobs;
+	return sim_test_run(TWO_LEAVES, plan_text, &p, plan, sc);
 }
 
 /* A (4 nodes, limit 100 min) runs from 0; B (8 nodes) blocks the main
@@ -60,7 +44,7 @@ static struct sim_job *run_cost(const char *plan_text, double cost,
  *                      tests B at 80 and starts D at 90. */
 void test_sim_bf_cost_tests_take_time(void)
 {
-	static const char *plan_text = HEAD
+	static const char *plan_text = PLAN_HEAD
 		JOB("A", "0", "1000", "4", "100")
 		JOB("B", "0", "100", "8", "10")
 		JOB("C", "0", "50", "2", "1")
@@ -109,7 +93,7 @@ void test_sim_bf_cost_tests_take_time(void)
  * test at the cycle's start instead of one bf_cost after). */
 void test_sim_bf_cost_ignores_freed_nodes(void)
 {
-	static const char *plan_text = HEAD
+	static const char *plan_text = PLAN_HEAD
 		JOB("A", "0", "100", "4", "1")
 		JOB("E", "0", "1000", "4", "100")
 		JOB("B", "0", "100", "8", "10")

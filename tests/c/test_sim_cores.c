@@ -10,14 +10,11 @@
 #include <string.h>
 
 #include "helpers.h"
+#include "sim_helpers.h"
 #include "place_cores.h"
 #include "treematch.h"
 #include "tests.h"
-#include "../../plugins/sim/sim.h"
 
-#define HEAD "log_id\toffset\truntime\tnodes\tcomm\tpattern\tcomm_percent\t" \
-	"limit_min\tmatrix_density\tta_reduction\tprefill\tnodelist\tchain\t" \
-	"ranks\n"
 /* A job of ranks: id, offset, runtime, comm, limit (min), ranks. */
 #define CJOB(id, off, rt, comm, lim, ranks) \
 	id "\t" off "\t" rt "\t1\t" comm "\trd\t50\t" lim "\t0\t0\t0\t\t0\t" \
@@ -88,16 +85,20 @@ static int cores_on(const struct sim_job *j, int v)
  *   At 100 A ends: C starts on nodes 0, 1, 2 (L1's 8, then node 2's 4),
  *   E does not fit in node 3's 4 and waits for C's end, 150.
  */
+/* A to D of that plan; E is each test's own. */
+#define SCHEDULE_ABCD \
+	CJOB("A", "0", "100", "0", "10", "6") \
+	CJOB("B", "1", "50", "0", "10", "2") \
+	CJOB("C", "2", "50", "0", "10", "12") \
+	CJOB("D", "3", "50", "0", "1", "4")
+
 void test_sim_cores_schedule(void)
 {
 	struct tb_scenario *sc = scenario(CORE_LEAVES "job nodes=1\n");
 	struct sim_plan plan;
 	struct sim_job *j;
 
-	if (parse_run(sc, HEAD CJOB("A", "0", "100", "0", "10", "6")
-		      CJOB("B", "1", "50", "0", "10", "2")
-		      CJOB("C", "2", "50", "0", "10", "12")
-		      CJOB("D", "3", "50", "0", "1", "4")
+	if (parse_run(sc, PLAN_HEAD SCHEDULE_ABCD
 		      CJOB("E", "4", "50", "0", "10", "6"),
 		      TB_POLICY_DEFAULT, &plan, NULL)) {
 		CHECK(0);
@@ -157,10 +158,7 @@ void test_sim_cores_backfill_over_nodes(void)
 	struct sim_plan plan;
 	struct sim_job *j;
 
-	if (parse_run(sc, HEAD CJOB("A", "0", "100", "0", "10", "6")
-		      CJOB("B", "1", "50", "0", "10", "2")
-		      CJOB("C", "2", "50", "0", "10", "12")
-		      CJOB("D", "3", "50", "0", "1", "4")
+	if (parse_run(sc, PLAN_HEAD SCHEDULE_ABCD
 		      CJOB("E", "4", "50", "0", "1", "6"),
 		      TB_POLICY_DEFAULT, &plan, NULL)) {
 		CHECK(0);
@@ -207,7 +205,8 @@ void test_sim_cores_choice_is_make_allocs(void)
 		int want[4];
 		double hb, hbd = 802;
 
-		if (parse_run(sc, HEAD CJOB("X", "0", "1000", "0", "60", "1")
+		if (parse_run(sc, PLAN_HEAD
+			      CJOB("X", "0", "1000", "0", "60", "1")
 			      CJOB("Y", "1", "100", "1", "60", "4"),
 			      pol[k], &plan, CROSS_MATRIX)) {
 			CHECK(0);
@@ -248,7 +247,7 @@ void test_sim_cores_other_policies_and_whole_nodes(void)
 	struct sim_plan plan;
 	struct sim_job *j;
 
-	if (parse_run(sc, HEAD CJOB("A", "0", "100", "1", "10", "1")
+	if (parse_run(sc, PLAN_HEAD CJOB("A", "0", "100", "1", "10", "1")
 		      "W\t1\t50\t4\t0\trd\t50\t10\t0\t0\t0\t\t0\t0\n",
 		      TB_POLICY_GREEDY, &plan, NULL)) {
 		CHECK(0);
@@ -274,7 +273,7 @@ void test_sim_cores_plan_errors(void)
 	struct sim_plan plan;
 	char err[256] = "";
 
-	CHECK(sim_plan_parse(HEAD CJOB("A", "0", "100", "0", "10", "17"),
+	CHECK(sim_plan_parse(PLAN_HEAD CJOB("A", "0", "100", "0", "10", "17"),
 			     "plan", 1, sc->topo, &plan, err,
 			     sizeof(err)) == -1);
 	CHECK(strstr(err, "plan:2: ranks '17': expected a whole number from "
@@ -288,7 +287,7 @@ void test_sim_cores_plan_errors(void)
 	sim_params_default(&p);
 	p.bf_cost = 3;
 	err[0] = '\0';
-	CHECK(sim_plan_parse(HEAD CJOB("A", "0", "100", "0", "10", "2"),
+	CHECK(sim_plan_parse(PLAN_HEAD CJOB("A", "0", "100", "0", "10", "2"),
 			     "plan", 1, sc->topo, &plan, err,
 			     sizeof(err)) == 0);
 	CHECK(sim_run(sc->topo, &plan, &p, err, sizeof(err)) == -1);

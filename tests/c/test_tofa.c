@@ -260,21 +260,10 @@ void test_tofa_greedy_hand(void)
 	tb_scenario_free(s);
 }
 
-/* 0 when text parses (the scenario freed), -1 with err set otherwise. */
-static int parse_fails(const char *text, char *err, size_t len)
-{
-	struct tb_scenario *s;
-	int rc = tb_scenario_parse(text, strlen(text), "t", &s, err, len);
-
-	tb_scenario_free(s);
-	return rc;
-}
-
 void test_tofa_refusals_and_errors(void)
 {
 	struct tb_scenario *tree = scenario("leaf L1 4 0 0\njob nodes=2\n");
 	int alloc[4];
-	char err[256];
 
 	/* No torus: the family refuses. */
 	CHECK_EQ(tb_allocate(TB_POLICY_TOFA, tree->topo, tree->occ, &tree->job,
@@ -282,16 +271,15 @@ void test_tofa_refusals_and_errors(void)
 	CHECK_EQ(tb_allocate(TB_POLICY_TOFA_GREEDY, tree->topo, tree->occ,
 			     &tree->job, alloc), TB_EINVAL);
 	tb_scenario_free(tree);
-	CHECK(parse_fails("torus 2 2 1\nleaf L 4 0 0\njob nodes=1\n", err, sizeof(err)) == -1);
-	CHECK(strstr(err, "one machine or the other") != NULL);
-	CHECK(parse_fails("torus 2 2 1\nedge 0 5 1\njob nodes=2\n", err, sizeof(err)) == -1);
-	CHECK(strstr(err, "t:2: edge: process 5, the job has 2") != NULL);
-	CHECK(parse_fails("torus 2 2 1\npf 1 1.5\njob nodes=2\n", err, sizeof(err)) == -1);
-	CHECK(strstr(err, "t:2: pf: '1.5'") != NULL);
-	CHECK(parse_fails("torus 2 2 1\nbusy 1,1\njob nodes=2\n", err, sizeof(err)) == -1);
-	CHECK(strstr(err, "busy already") != NULL);
-	CHECK(parse_fails("torus 2 0 1\njob nodes=2\n", err, sizeof(err)) == -1);
-	CHECK(strstr(err, "t:1: torus: '0'") != NULL);
+	expect_scenario_error("torus 2 2 1\nleaf L 4 0 0\njob nodes=1\n",
+			      "one machine or the other");
+	expect_scenario_error("torus 2 2 1\nedge 0 5 1\njob nodes=2\n",
+			      "x:2: edge: process 5, the job has 2");
+	expect_scenario_error("torus 2 2 1\npf 1 1.5\njob nodes=2\n",
+			      "x:2: pf: '1.5'");
+	expect_scenario_error("torus 2 2 1\nbusy 1,1\njob nodes=2\n",
+			      "busy already");
+	expect_scenario_error("torus 2 0 1\njob nodes=2\n", "x:1: torus: '0'");
 }
 
 void test_tofa_topology_json(void)

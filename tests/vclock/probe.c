@@ -19,11 +19,14 @@
  *   probe together SECONDS         realtime and monotonic deltas across a
  *                                  nanosleep of SECONDS
  *   probe timer|timerabs|timerfd SECONDS  a timer armed for SECONDS: real ms
- *   probe sem|semclock|mutex SECONDS    a timed wait for a semaphore or
- *                                  a (self-held) mutex: real ms
+ *   probe sem|semclock|mutex|mutextimed|rd|rdclock|wr|wrclock SECONDS
+ *                                  a timed wait for a semaphore, a
+ *                                  (self-held) mutex or a read-write lock
+ *                                  (write-held by an ended thread): real ms
  *   probe lib LIBRARY SECONDS      dlopen LIBRARY (reallib.c) and let it
- *                                  nanosleep and poll SECONDS each and
- *                                  read gettimeofday: the real ms of each
+ *                                  nanosleep, poll and sem_timedwait
+ *                                  SECONDS each and read gettimeofday:
+ *                                  the real ms of each
  *                                  wait, and its time minus the real time
  *                                  (ms); then the same waits made here
  *   probe bench N                  ns per clock_gettime(CLOCK_REALTIME)
@@ -384,29 +387,81 @@ static int cmd_timer(const char *how, int64_t ns)
 	return rc != 0;
 }
 
-/* sem_timedwait (realtime deadline), sem_clockwait and
- * pthread_mutex_clocklock (monotonic deadline) on what never comes. */
+/* Write-locks l from another thread, which ends holding it: glibc
+ * refuses (EDEADLK) a wait by the writer itself. 0 or an error number. */
+static void *wr_hold(void *l)
+{
+	return (void *) (intptr_t) pthread_rwlock_wrlock(l);
+}
+
+static int rw_held(pthread_rwlock_t *l)
+{
+	pthread_t t;
+	void *rc;
+
+	if (pthread_create(&t, NULL, wr_hold, l) || pthread_join(t, &rc))
+		return EAGAIN;
+	return (int) (intptr_t) rc;
+}
+
+/* A lock wait still running after LOCK_WATCHDOG_S real seconds: a
+ * virtual deadline handed to the real call unconverted can be days of
+ * real time away. Reported as such, so that the check fails at once. */
+#define LOCK_WATCHDOG_S 10
+
+static void lock_watchdog(int sig)
+{
+	static const char msg[] = "rc=WATCHDOG wall_ms=10000\n";
+
+	(void) sig;
+	if (write(STDOUT_FILENO, msg, sizeof(msg) - 1) < 0)
+		_exit(3);
+	_exit(1);
+}
+
+/* The timed waits of vclock_sync.c on what never comes: the timed forms
+ * (sem, mutextimed, rd, wr) with a realtime deadline, the clock forms
+ * (semclock, mutex, rdclock, wrclock) with a monotonic one. */
 static int cmd_lock(const char *how, int64_t ns)
 {
+	/* the real timer, by system call: setitimer is made virtual */
+	const struct itimerval watchdog = { { 0, 0 }, { LOCK_WATCHDOG_S, 0 } };
 	int64_t start = real_ns(CLOCK_MONOTONIC);
 	pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
-	struct timespec dl;
+	pthread_rwlock_t l = PTHREAD_RWLOCK_INITIALIZER;
+	int clock_form = !strcmp(how, "semclock") || !strcmp(how, "mutex") ||
+			 !strcmp(how, "rdclock") || !strcmp(how, "wrclock");
+	struct timespec dl = ns_ts(virt_ns(clock_form ? CLOCK_MONOTONIC :
+					   CLOCK_REALTIME) + ns);
 	sem_t sem;
 	int rc;
 
 	if (sem_init(&sem, 0, 0))
 		return 2;
-	if (!strcmp(how, "sem")) {
-		dl = ns_ts(virt_ns(CLOCK_REALTIME) + ns);
-		rc = sem_timedwait(&sem, &dl) ? errno : 0;
-	} else if (!strcmp(how, "semclock")) {
-		dl = ns_ts(virt_ns(CLOCK_MONOTONIC) + ns);
-		rc = sem_clockwait(&sem, CLOCK_MONOTONIC, &dl) ? errno : 0;
-	} else {
+	signal(SIGALRM, lock_watchdog);
+	if (syscall(SYS_setitimer, ITIMER_REAL, &watchdog, NULL))
+		return 2;
+	if (how[0] == 'm')
 		pthread_mutex_lock(&m);
-		dl = ns_ts(virt_ns(CLOCK_MONOTONIC) + ns);
+	else if (how[0] != 's' && (rc = rw_held(&l)))
+		goto out;
+	if (!strcmp(how, "sem"))
+		rc = sem_timedwait(&sem, &dl) ? errno : 0;
+	else if (!strcmp(how, "semclock"))
+		rc = sem_clockwait(&sem, CLOCK_MONOTONIC, &dl) ? errno : 0;
+	else if (!strcmp(how, "mutex"))
 		rc = pthread_mutex_clocklock(&m, CLOCK_MONOTONIC, &dl);
-	}
+	else if (!strcmp(how, "mutextimed"))
+		rc = pthread_mutex_timedlock(&m, &dl);
+	else if (!strcmp(how, "rd"))
+		rc = pthread_rwlock_timedrdlock(&l, &dl);
+	else if (!strcmp(how, "rdclock"))
+		rc = pthread_rwlock_clockrdlock(&l, CLOCK_MONOTONIC, &dl);
+	else if (!strcmp(how, "wr"))
+		rc = pthread_rwlock_timedwrlock(&l, &dl);
+	else
+		rc = pthread_rwlock_clockwrlock(&l, CLOCK_MONOTONIC, &dl);
+out:
 	printf("%s rc=%s wall_ms=%.3f\n", how, rc == ETIMEDOUT ? "ETIMEDOUT" :
 	       strerror(rc), wall_ms_since(start));
 	return rc != ETIMEDOUT;
@@ -537,10 +592,11 @@ static int cmd_lib(const char *path, int64_t ns)
 	int (*lib_sleep)(int64_t);
 	int (*lib_poll)(int);
 	int64_t (*lib_tod)(void);
+	int (*lib_sem)(int64_t);
 	void *lib = dlopen(path, RTLD_NOW);
 	int64_t start, tod;
 	struct timespec ts = ns_ts(ns);
-	double lib_sleep_ms, lib_poll_ms;
+	double lib_sleep_ms, lib_poll_ms, lib_sem_ms;
 
 	if (!lib) {
 		fprintf(stderr, "probe: %s\n", dlerror());
@@ -548,7 +604,8 @@ static int cmd_lib(const char *path, int64_t ns)
 	}
 	if (find(lib, "reallib_nanosleep", &lib_sleep) ||
 	    find(lib, "reallib_poll", &lib_poll) ||
-	    find(lib, "reallib_gettimeofday_us", &lib_tod))
+	    find(lib, "reallib_gettimeofday_us", &lib_tod) ||
+	    find(lib, "reallib_sem_wait", &lib_sem))
 		return 1;
 	start = real_ns(CLOCK_MONOTONIC);
 	lib_sleep(ns);
@@ -556,9 +613,13 @@ static int cmd_lib(const char *path, int64_t ns)
 	start = real_ns(CLOCK_MONOTONIC);
 	lib_poll((int) (ns / 1000000));
 	lib_poll_ms = wall_ms_since(start);
+	start = real_ns(CLOCK_MONOTONIC);
+	lib_sem(ns);
+	lib_sem_ms = wall_ms_since(start);
 	tod = lib_tod() - real_ns(CLOCK_REALTIME) / 1000;
-	printf("lib_sleep_ms=%.3f lib_poll_ms=%.3f lib_tod_ms=%.3f ",
-	       lib_sleep_ms, lib_poll_ms, tod / 1e3);
+	printf("lib_sleep_ms=%.3f lib_poll_ms=%.3f lib_sem_ms=%.3f "
+	       "lib_tod_ms=%.3f ", lib_sleep_ms, lib_poll_ms, lib_sem_ms,
+	       tod / 1e3);
 	start = real_ns(CLOCK_MONOTONIC);
 	nanosleep(&ts, NULL);
 	printf("own_sleep_ms=%.3f ", wall_ms_since(start));
@@ -592,7 +653,9 @@ int main(int argc, char **argv)
 			 !strcmp(c, "timerfd")))
 		return cmd_timer(c, sec_arg(argv[2]));
 	if (argc > 2 && (!strcmp(c, "sem") || !strcmp(c, "semclock") ||
-			 !strcmp(c, "mutex")))
+			 !strcmp(c, "mutex") || !strcmp(c, "mutextimed") ||
+			 !strcmp(c, "rd") || !strcmp(c, "rdclock") ||
+			 !strcmp(c, "wr") || !strcmp(c, "wrclock")))
 		return cmd_lock(c, sec_arg(argv[2]));
 	if (argc > 2 && (!strcmp(c, "write") || !strcmp(c, "stat")))
 		return cmd_file(c, argv[2]);

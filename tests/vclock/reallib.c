@@ -6,6 +6,7 @@
  */
 #define _GNU_SOURCE
 #include <poll.h>
+#include <semaphore.h>
 #include <stdint.h>
 #include <sys/time.h>
 #include <time.h>
@@ -33,4 +34,25 @@ int64_t reallib_gettimeofday_us(void)
 	if (gettimeofday(&tv, NULL))
 		return -1;
 	return (int64_t) tv.tv_sec * 1000000 + tv.tv_usec;
+}
+
+/* A timed wait on a semaphore nobody posts: the lock waits
+ * (vclock_sync.c) must tell this library's calls from the program's too. */
+int reallib_sem_wait(int64_t ns)
+{
+	struct timespec ts;
+	sem_t sem;
+	int rc;
+
+	if (sem_init(&sem, 0, 0) || clock_gettime(CLOCK_REALTIME, &ts))
+		return -1;
+	ts.tv_sec += (time_t) (ns / 1000000000);
+	ts.tv_nsec += (long) (ns % 1000000000);
+	if (ts.tv_nsec >= 1000000000) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000;
+	}
+	rc = sem_timedwait(&sem, &ts);
+	sem_destroy(&sem);
+	return rc;
 }

@@ -85,7 +85,7 @@ for how in timer timerabs timerfd; do
 		"x >= 9.9 && x <= $((30 + slack))"
 done
 
-for how in sem semclock mutex; do
+for how in sem semclock mutex mutextimed rd rdclock wr wrclock; do
 	out=$(pv "$how" 1)
 	check "$how 1 s at rate 100: ETIMEDOUT (wall ms)" \
 		"$(field rc "$out") $(field wall_ms "$out")" \
@@ -246,6 +246,8 @@ check "a real-time library's nanosleep(0.3 s): real ms" \
 	"$(field lib_sleep_ms "$out")" "x >= 299 && x < 300 + $slack"
 check "... its poll(300 ms): real ms" \
 	"$(field lib_poll_ms "$out")" "x >= 299 && x < 300 + $slack"
+check "... its sem_timedwait(0.3 s): real ms" \
+	"$(field lib_sem_ms "$out")" "x >= 299 && x < 300 + $slack"
 check "... its gettimeofday - real time (ms)" \
 	"$(field lib_tod_ms "$out")" 'x > -5 && x < 5'
 check "... while the program's own nanosleep(0.3 s) is virtual (real ms)" \
@@ -258,6 +260,8 @@ check "a library not on the list: nanosleep(0.3 s) is virtual (real ms)" \
 	"$(field lib_sleep_ms "$out")" "x < 3 + $slack"
 check "... poll(300 ms) too (real ms)" \
 	"$(field lib_poll_ms "$out")" "x < 3 + $slack"
+check "... sem_timedwait(0.3 s) too (real ms)" \
+	"$(field lib_sem_ms "$out")" "x < 3 + $slack"
 
 # -- file timestamps ------------------------------------------------------
 # The kernel stamps files in real time; under the preload they read in
