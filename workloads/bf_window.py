@@ -10,6 +10,23 @@ as long as the highest allowed time limit is generally advisable to
 prevent job starvation" (slurm.conf(5), bf_window, 19.05 and 24.11).
 docs/results/2026-11-27-backfill-overruns.md measures what it moves.
 
+What a larger window does not change (so BF_WINDOW writes bf_window
+alone; bf_resolution stays 1 s and no bf_window_linear is set): the
+manual's advice to raise bf_resolution with the window ("In order to
+limit the amount of data managed by the backfill scheduler") is about
+the plan's size, and in 24.11.5 that is a table of bf_node_space_size
+records (default bf_max_job_test, 1000 in our slurm.conf), allocated
+whatever the window (backfill.c:2159-2165; 19.05: 2 x bf_max_job_test +
+1 records, backfill.c:1585-1586); bf_resolution only rounds each
+reservation's start and end (:1849-1852), and a coarser one would delay
+every planned start the twin plans to the second. bf_window_linear sets
+how the will-run test widens its batches of running jobs' ends
+(select/cons_tres/job_test.c:2558-2564), which it runs for every job
+whatever the window. What a larger window does change is the work: more
+jobs get a reservation, each adding up to two records; a cycle that
+fills the table stops ("table size limit ... reached", backfill.c:
+3531-3555), which the twin does not model.
+
 One place for its bounds, its slurm.conf text and the twin's seconds:
 emulated-clusters/generate.py (make up), the replay's and the twin's
 parsers, the experiment definitions and workloads/simulate.py use it.
