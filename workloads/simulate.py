@@ -261,8 +261,9 @@ def run_sim(tool, run_dir, args, manifest, matrices):
            "--bf-interval", f"{manifest['speedup']:g}",
            "--bf-resolution", f"{manifest['speedup']:g}",
            # BF_WINDOW as the run's manifest has it (Slurm's default,
-           # 1440 min, when unset): the emulation's own for a RUN= twin.
-           "--bf-window", f"{bf_window.log_seconds(manifest):g}",
+           # 1440 min, when unset): the emulation's own for a RUN= twin;
+           # every digit (:g would write 43200 min as 2.592e+06).
+           "--bf-window", f"{bf_window.log_seconds(manifest):.15g}",
            "--tick", f"{manifest['speedup'] if manifest['clock'] != 'virtual' else 0:g}",
            "--out", os.path.join(run_dir, "sim.tsv")]
     if matrices:

@@ -150,16 +150,17 @@ def run_sim_command(monkeypatch, tmp_path, manifest):
                               options="")
     simulate.run_sim("tb-sim", str(tmp_path), args, manifest, None)
     cmd = seen["cmd"]
-    return float(cmd[cmd.index("--bf-window") + 1])
+    return cmd[cmd.index("--bf-window") + 1]
 
 
 @pytest.mark.parametrize("manifest,log_s", [
-    ({"speedup": 1.0, "clock": "virtual", "bf_window_min": None}, 86400),
-    ({"speedup": 1.0, "clock": "virtual"}, 86400),          # runs before BF_WINDOW
-    ({"speedup": 1.0, "clock": "virtual", "bf_window_min": 2000}, 120000),
-    ({"speedup": 1.0, "clock": "virtual", "bf_window_min": 43200}, 2592000),
-    # CLOCK=scaled: a Slurm minute is 60 x SPEEDUP log s.
-    ({"speedup": 100.0, "clock": "scaled", "bf_window_min": 2000}, 12000000)])
+    ({"speedup": 1.0, "clock": "virtual", "bf_window_min": None}, "86400"),
+    ({"speedup": 1.0, "clock": "virtual"}, "86400"),          # runs before BF_WINDOW
+    ({"speedup": 1.0, "clock": "virtual", "bf_window_min": 2000}, "120000"),
+    ({"speedup": 1.0, "clock": "virtual", "bf_window_min": 43200}, "2592000"),
+    # CLOCK=scaled: a Slurm minute is 60 x SPEEDUP log s, every digit.
+    ({"speedup": 100.0, "clock": "scaled", "bf_window_min": 2000}, "12000000"),
+    ({"speedup": 123.5, "clock": "scaled", "bf_window_min": 43199}, "320104590")])
 def test_the_twin_plans_as_far_as_the_manifest_says_in_log_seconds(monkeypatch, tmp_path,
                                                                      manifest, log_s):
     assert run_sim_command(monkeypatch, tmp_path, manifest) == log_s
@@ -207,3 +208,37 @@ def test_the_tables_name_a_set_window_and_mixed_runs_and_stay_silent_otherwise()
     assert pace_text(w, [m]) == ("CLOCK=virtual at rate 1000, runs MIXED in backfill's window: "
                                  "1 with BF_WINDOW=2000 min; 1 with bf_window Slurm's default "
                                  "(1440 min)")
+
+
+@pytest.mark.skipif(not os.access(os.path.join(build_dir(ROOT), "tb-sim"), os.X_OK),
+                    reason="tb-sim not built (make -C plugins tools)")
+def test_the_twin_of_an_emulation_run_takes_the_runs_window(tmp_path):
+    """ENGINE=both and make simulate RUN=: the twin re-runs an emulation's
+    plan (here a twin run standing in for it, its engine fields dropped)
+    with the window its manifest records, not the default."""
+    from metrics.report import report
+    from workloads import sim_validate
+    path = str(tmp_path / "two.swf")
+    with open(path, "w") as f:
+        f.write("; MaxNodes: 32\n; MaxProcs: 32\n")
+        f.write("1 0 0 100 4 -1 -1 4 200 -1 1 1 1 -1 1 -1 -1 -1\n")
+        f.write("2 10 0 100 4 -1 -1 4 200 -1 1 1 1 -1 1 -1 -1 -1\n")
+    runs = tmp_path / "runs"
+    assert simulate.main(["--cluster", "tiny", "--log", path, "--policy", "greedy",
+                          "--root", ROOT, "--results", str(runs), "--bf-window", "43200"]) == 0
+    (run_id,) = os.listdir(runs)
+    emu = str(runs / run_id)
+    report(emu, None, os.path.join(emu, "topology.json"))
+    with open(os.path.join(emu, "manifest.json")) as f:
+        m = json.load(f)
+    for k in ("engine", "simulated", "sim"):
+        m.pop(k)
+    with open(os.path.join(emu, "manifest.json"), "w") as f:
+        json.dump(m, f)
+    twin = tmp_path / "twin"
+    assert sim_validate.main(["--run-dir", emu, "--root", ROOT, "--results", str(twin)]) == 0
+    (twin_id,) = os.listdir(twin)
+    with open(twin / twin_id / "manifest.json") as f:
+        t = json.load(f)
+    assert t["bf_window_min"] == 43200
+    assert "--bf-window 2592000 " in t["sim"]["command"]
