@@ -221,8 +221,8 @@ def run_bf_window(args):
     window = cluster_bf_window(args.root)
     if args.bf_window is not None and args.bf_window != window:
         raise ReplayError(f"BF_WINDOW={args.bf_window}: the cluster runs "
-                          f"{bf_window.text({'bf_window_min': window})}; make replay "
-                          "applies it (make up BF_WINDOW=... alone does too)")
+                          f"{bf_window.text({'bf_window_min': window})}; run the replay "
+                          "through make replay, which applies BF_WINDOW first")
     return window
 
 
