@@ -25,6 +25,7 @@ import sys
 
 # The repository's root is on PYTHONPATH (scripts/testbed's in_tools): the
 # parts the drivers and the metrics share live in the workloads package.
+from workloads import bf_window
 from workloads.cluster_defs import DefinitionError, expand_hostlist, hostlist, parse_options
 from workloads.registry import RegistryError, policy_names
 
@@ -391,7 +392,7 @@ def jobcomp_lines(loc):
 
 
 def write_slurm_conf(f, defn, nodes, layout, policy, timing=False, options=(),
-                     rate=1, jobcomp=""):
+                     rate=1, jobcomp="", window=None):
     frontends = sum(len(b) for b in layout)
     timeouts, sched_extra = clock_settings(rate)
     timeout_lines = "".join(f"{k}={v}\n" for k, v in timeouts.items())
@@ -442,8 +443,12 @@ PropagateResourceLimits=NONE
 # it again on recovery; the front end refuses the second copy ("already
 # running") and Slurm would hold the job forever, so the replay would
 # never end. Requeued, it runs again and the report flags it "requeued".
+# bf_window: Slurm's default (none written) unless BF_WINDOW sets it
+# (workloads/bf_window.py); bf_resolution stays 1 s whatever the window:
+# in 24.11 the plan is a table of bf_node_space_size records (default
+# bf_max_job_test), which neither sizes (backfill.c:2159-2165).
 SchedulerType=sched/backfill
-SchedulerParameters=nohold_on_prolog_fail,batch_sched_delay=0,bf_interval=1,bf_resolution=1,bf_continue,bf_max_job_test=1000,default_queue_depth=1000,sched_interval=1{sched_extra}
+SchedulerParameters=nohold_on_prolog_fail,batch_sched_delay=0,bf_interval=1,bf_resolution=1,bf_continue,bf_max_job_test=1000,default_queue_depth=1000,sched_interval=1{sched_extra}{bf_window.sched_param(window)}
 MinJobAge=10
 MaxJobCount=200000
 MaxArraySize=100001
@@ -579,9 +584,19 @@ def main(argv):
     ap.add_argument("--jobcomp-loc", default="",
                     help="the replay's end guard: slurmctld's jobcomp/filetxt "
                     "file (default: jobcomp/none)")
+    ap.add_argument("--bf-window", default="",
+                    help="backfill's bf_window in minutes (BF_WINDOW; default: "
+                    "none written, Slurm's 1440)")
     ap.add_argument("--topologies-dir",
                     default=os.path.join(HERE, "..", "..", "shared", "topologies"))
     args = ap.parse_args(argv)
+    # Named alone, as the make variable (no cluster prefix): a bad value
+    # is the caller's, not the machine definition's.
+    try:
+        window = bf_window.check(args.bf_window)
+    except ValueError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
 
     try:
         policies = policy_names()
@@ -628,7 +643,8 @@ def main(argv):
     os.makedirs(args.outdir, exist_ok=True)
     out = lambda f: os.path.join(args.outdir, f)
     atomic_write(out("slurm.conf"), write_slurm_conf, defn, nodes, layout,
-                 args.policy, args.timing, options, args.clock_rate, args.jobcomp_loc)
+                 args.policy, args.timing, options, args.clock_rate, args.jobcomp_loc,
+                 window)
     atomic_write(out("topology.conf"), write_topology_conf, defn, nodes, switches)
     atomic_write(out("topology.json"), write_topology_json, defn, nodes,
                  switches, levels, kind)
@@ -641,7 +657,8 @@ def main(argv):
         f"{sum(n['cores'] for n in nodes)}\nLEAVES={leaves}\n"
         f"LEVELS={len(levels)}\nSWITCHES={len(switches)}\n"
         f"FRONTENDS={frontends}\nEMULATORS={len(layout)}\nPOLICY={args.policy}\n"
-        f"OPTIONS={' '.join(options)}\nCLOCK_RATE={args.clock_rate:g}\n"))
+        f"OPTIONS={' '.join(options)}\nCLOCK_RATE={args.clock_rate:g}\n"
+        f"BF_WINDOW={'' if window is None else window}\n"))
     return 0
 
 

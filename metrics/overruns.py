@@ -36,10 +36,11 @@ import json
 import os
 import sys
 
+from workloads import bf_window
 from .run_dir import ReportError
 
 # Slurm 24.11's default bf_window, minutes (backfill.c, BACKFILL_WINDOW).
-BF_WINDOW_MIN = 1440
+BF_WINDOW_MIN = bf_window.SLURM_DEFAULT_MIN
 # Slurm's YEAR_MINUTES (365 days), a job's limit when it has none.
 YEAR_MIN = 365 * 24 * 60
 CLASSES = ("beyond", "within, room", "within, none")
@@ -88,7 +89,9 @@ def read_run(run_dir):
                 raise ReportError(f"{paths['reservations.tsv']}:{n}: expected <time> <log id> "
                                   f"<planned start>, got {line.strip()!r}") from None
             records.append(((t - t0) * speedup, log_id, (at - t0) * speedup))
-    return {"nodes": nodes, "speedup": speedup, "t0": t0, "jobs": jobs, "records": records}
+    # The run's own window (BF_WINDOW, the manifest's bf_window_min).
+    return {"nodes": nodes, "speedup": speedup, "t0": t0, "jobs": jobs, "records": records,
+            "bf_window_min": bf_window.of_manifest(m)}
 
 
 def overruns(run):
@@ -170,9 +173,13 @@ def classify(run, o, bf_window_s):
     return "within, none"
 
 
-def summary(run, bf_window_min=BF_WINDOW_MIN):
+def summary(run, bf_window_min=None):
     """Counts by class, by reserved job, and how many of the later jobs
-    still ran when their reserved job started (a delay it really met)."""
+    still ran when their reserved job started (a delay it really met);
+    bf_window_min: another window than the run's own (its manifest's,
+    else Slurm's default)."""
+    if bf_window_min is None:
+        bf_window_min = run.get("bf_window_min") or BF_WINDOW_MIN
     bf_window_s = bf_window_min * 60 * run["speedup"]
     found = overruns(run)
     jobs = run["jobs"]
@@ -223,10 +230,11 @@ def main(argv):
                                  description="Later jobs started past a reserved job's "
                                              "recorded planned start, classified.")
     ap.add_argument("run")
-    ap.add_argument("--bf-window-min", type=float, default=BF_WINDOW_MIN,
-                    help="the emulated Slurm's bf_window (min; default Slurm's 1440)")
+    ap.add_argument("--bf-window-min", type=float,
+                    help="the emulated Slurm's bf_window (min; default the run's own, "
+                         "BF_WINDOW, else Slurm's 1440)")
     args = ap.parse_args(argv)
-    if args.bf_window_min <= 0:
+    if args.bf_window_min is not None and args.bf_window_min <= 0:
         print(f"overruns: --bf-window-min {args.bf_window_min:g}: expected minutes > 0",
               file=sys.stderr)
         return 2

@@ -54,6 +54,10 @@ def summary_md(manifest, m, plots, missing):
                 "metric." + (f" {manifest['prefill_cancelled']} of them, still running when "
                              "the window's jobs had all ended, were cancelled then."
                              if manifest.get("prefill_cancelled") else ""), ""]
+    if manifest.get("bf_window_min"):
+        out += [f"**Backfill** planned {manifest['bf_window_min']} min ahead (BF_WINDOW; "
+                "Slurm's default is 1440): a job whose planned start lay beyond that got "
+                "no reservation.", ""]
     if manifest.get("runtime_factor") is not None:
         out += [f"**Runtimes** are the log's x {manifest['runtime_factor']:g} "
                 "(RUNTIME_FACTOR).", ""]

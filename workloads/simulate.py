@@ -26,7 +26,7 @@ import sys
 import tempfile
 import time
 
-from workloads import logs
+from workloads import bf_window, logs
 from workloads.replay.cli import parse_args, shown, write_run_id
 from workloads.replay.errors import ReplayError
 from workloads.replay.manifest import run_manifest
@@ -260,7 +260,10 @@ def run_sim(tool, run_dir, args, manifest, matrices):
            # begin times keep t0's fraction: no tick).
            "--bf-interval", f"{manifest['speedup']:g}",
            "--bf-resolution", f"{manifest['speedup']:g}",
-           "--bf-window", f"{1440 * 60 * manifest['speedup']:g}",
+           # BF_WINDOW as the run's manifest has it (Slurm's default,
+           # 1440 min, when unset): the emulation's own for a RUN= twin;
+           # every digit (:g would write 43200 min as 2.592e+06).
+           "--bf-window", f"{bf_window.log_seconds(manifest):.15g}",
            "--tick", f"{manifest['speedup'] if manifest['clock'] != 'virtual' else 0:g}",
            "--out", os.path.join(run_dir, "sim.tsv")]
     if matrices:
@@ -322,7 +325,7 @@ def simulate(args):
             "path": path, "log_name": log_name, "log": log, "plan": plan,
             "too_big": too_big, "speedup": speedup, "clock": args.clock,
             "clock_rate": args.speedup if args.clock == "virtual" else 1,
-            "options": args.options or None,
+            "options": args.options or None, "bf_window_min": args.bf_window,
             "topology_sha256": hashlib.sha256(topo_text.encode("utf-8")).hexdigest()},
             twin_engine)
         write_manifest(run_dir, manifest)

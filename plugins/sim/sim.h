@@ -136,6 +136,13 @@ void sim_params_default(struct sim_params *p);
 struct sim_plan {
 	int n;
 	struct sim_job *jobs;	/* in priority order: the plan's */
+	/* sim_run's: the most jobs one backfill pass or cycle reserved nodes
+	 * for. Slurm's plan of a cycle (backfill.c's node_space) takes up to
+	 * 1 + 2 x that records, and a cycle that fills its bf_node_space_size
+	 * (default bf_max_job_test) stops (backfill.c:3531-3555, 24.11.5);
+	 * the twin has no such table, so this says whether Slurm's could
+	 * fill (docs/results/2026-11-27-backfill-overruns.md, BF_WINDOW). */
+	int max_reserved;
 };
 
 /* plan.tsv (workloads/replay/run_dir.py's PLAN_FIELDS, by header name);

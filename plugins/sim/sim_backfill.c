@@ -96,6 +96,13 @@ static int space_of_running(struct run *r, struct sim_space *sp)
 /* Core level: the same pass on backfill's plan of free cores. */
 static int backfill_pass_cores(struct run *r);
 
+/* The plan's max_reserved: the most reservations of one pass or cycle. */
+static void note_reserved(struct run *r, int reserved)
+{
+	if (reserved > r->s.plan->max_reserved)
+		r->s.plan->max_reserved = reserved;
+}
+
 /* Backfill's test of queued job idx on the node space sp, from slice
  * `from` (beginning now) on: the earliest slice within bf_window where the
  * policy places it on the nodes free for its whole limit. Now: it starts;
@@ -174,6 +181,7 @@ int sim_backfill_pass(struct run *r)
 		}
 	}
 	free(order);
+	note_reserved(r, reserved);
 	rc = 0;
 out:
 	sim_space_fini(&sp);
@@ -304,6 +312,7 @@ static int backfill_pass_cores(struct run *r)
 				    j->ranks ? j->ranks : j->nodes))
 			goto out;
 	}
+	note_reserved(r, reserved);
 	rc = 0;
 out:
 	free(order);
@@ -321,6 +330,7 @@ double sim_cycle_next(const struct run *r)
 
 static void cycle_end(struct run *r)
 {
+	note_reserved(r, r->cyc.reserved);
 	sim_space_fini(&r->cyc.sp);
 	free(r->cyc.order);
 	r->cyc.order = NULL;

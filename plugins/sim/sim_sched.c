@@ -399,6 +399,7 @@ int sim_run(const struct tb_topology *t, struct sim_plan *plan,
 	struct run r;
 	int rc = -1, never = 0;
 
+	plan->max_reserved = 0;
 	if (run_init(&r, t, plan, p)) {
 		snprintf(err, errlen, "out of memory");
 		goto out;

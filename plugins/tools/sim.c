@@ -250,9 +250,12 @@ int main(int argc, char **argv)
 			first = fmin(first, j->eligible);
 			last = fmax(last, j->end);
 		}
+		/* max_reserved: whether Slurm's plan of a cycle, 1 + 2 x
+		 * reservations records, could fill bf_node_space_size. */
 		fprintf(stderr, "tb-sim: %d jobs under %s, makespan %.0f s, "
+			"at most %d reservations in one backfill cycle, "
 			"%.2f s CPU\n", plan.n, tb_policy_name(p.policy),
-			plan.n ? last - first : 0,
+			plan.n ? last - first : 0, plan.max_reserved,
 			(double)(clock() - c0) / CLOCKS_PER_SEC);
 	}
 	rc = 0;

@@ -63,6 +63,11 @@ cmd_config() {
 	# JOBCOMP_LOC is set by a replay whose end guard is on
 	# (workloads/endguard.py): slurmctld's record of each job's end.
 	[ -z "${JOBCOMP_LOC:-}" ] || args+=(--jobcomp-loc "$JOBCOMP_LOC")
+	# BF_WINDOW (params.tsv): backfill's bf_window in minutes; unset, none
+	# is written (Slurm's default, 1440). make replay sets it from the run
+	# (a RESUME's from its manifest); a change of it changes slurm.conf,
+	# so make up reconfigures a running controller (needs_reconfigure).
+	[ -z "${BF_WINDOW:-}" ] || args+=(--bf-window "$BF_WINDOW")
 	# generate.py checks POLICY against the registry.
 	build_tools registry
 	in_tools python3 "$ROOT/emulated-clusters/generate.py" "${args[@]}"

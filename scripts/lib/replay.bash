@@ -34,7 +34,7 @@ cmd_replay() {
 	mkdir -p "$RESULTS_DIR" 2>/dev/null || die "RESULTS_DIR=$RESULTS_DIR: cannot create the directory"
 	# The policy, clock and rate the run will take (a RESUME's from its
 	# manifest), every setting checked.
-	local resolved policy clock rate jobcomp
+	local resolved policy clock rate jobcomp bf_window
 	build_tools registry
 	resolved=$(in_tools python3 -m workloads.replay --check "${args[@]}") || exit 1
 	name=$(current_cluster)
@@ -46,6 +46,9 @@ cmd_replay() {
 	rate=$(sed -n 's/^rate=//p' <<<"$resolved")
 	# The end guard's record of each job's end (empty: the guard is off).
 	jobcomp=$(sed -n 's/^jobcomp=//p' <<<"$resolved")
+	# Backfill's window (BF_WINDOW; empty: Slurm's default), a RESUME's
+	# as it began.
+	bf_window=$(sed -n 's/^bf_window=//p' <<<"$resolved")
 	# The clock page is a file the manager's processes map: emulators on
 	# other hosts run on their own wall time (docs/swarm.md).
 	if [ "$clock" = virtual ] && swarm_multihost; then
@@ -65,7 +68,8 @@ cmd_replay() {
 	local out
 	out=$(FRONTENDS=${FRONTENDS:-$(cluster_var "$name" FRONTENDS)} \
 		EMULATORS=${EMULATORS:-$(cluster_var "$name" EMULATORS)} \
-		POLICY=$policy CLOCK_RATE=$rate JOBCOMP_LOC=$jobcomp cmd_up "$name") || exit 1
+		POLICY=$policy CLOCK_RATE=$rate JOBCOMP_LOC=$jobcomp BF_WINDOW=$bf_window \
+		cmd_up "$name") || exit 1
 	grep -F 'warning:' <<<"$out" || true
 	args+=(--policy "$policy" --clock "$clock")
 	# INDIVIDUAL places its occupying jobs with the library's tb-alloc.

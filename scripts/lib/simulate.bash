@@ -41,7 +41,9 @@ cmd_simulate() {
 
 # make simulate RUN=<emulation run id or directory>: that run's own plan on
 # the twin and the comparison (workloads/sim_validate.py), without running
-# the emulation again. The run is read only (its files mounted read-only);
+# the emulation again. Its settings are the run's (its manifest's policy,
+# OPTIONS, clock and BF_WINDOW), whatever the environment says: under
+# make experiment ENGINE=both the caller's BF_WINDOW is the runs' anyway. The run is read only (its files mounted read-only);
 # the twin's run directory goes to RESULTS_DIR.
 simulate_run() {
 	local given=$1 dir f

@@ -96,6 +96,7 @@ static const struct tb_test tb_tests[] = {
 	T(test_nedd_unnamed_injection),
 	T(test_sim_fifo),
 	T(test_sim_backfill_and_wait),
+	T(test_sim_bf_window),
 	T(test_sim_no_backfill),
 	T(test_sim_no_limit_is_a_year),
 	T(test_sim_isolated_waits),

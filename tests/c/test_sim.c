@@ -98,7 +98,47 @@ void test_sim_backfill_and_wait(void)
 		CHECK_NEAR(j[1].planned, 120);
 		/* D's first plan: after B, whose limit ends at 120 + 600. */
 		CHECK_NEAR(j[3].planned, 720);
+		/* At 3 the pass reserved for B and for D. */
+		CHECK_EQ(plan.max_reserved, 2);
 	}
+	sim_plan_free(&plan);
+	tb_scenario_free(sc);
+}
+
+/*
+ * bf_window (BF_WINDOW): test_sim_backfill_and_wait's plan with a window of
+ * 60 s. B's planned start, A's limit end at 120, always lies beyond now +
+ * 60 before B starts, so B gets no reservation (backfill.c:3390-3404) and
+ * protects nothing: at 3, D (2 nodes, limit 600 s) reserves C's two nodes
+ * from C's limit end, 62; at 52, C ends and backfill starts D there and
+ * then, its limit running to 652, past B's plan. B starts when D has ended,
+ * at 102, not at 100; D at 52, not at 200. One reservation at most (D's).
+ */
+void test_sim_bf_window(void)
+{
+	struct sim_plan plan;
+	struct tb_scenario *sc;
+	struct sim_params p;
+	char err[256];
+
+	sc = scenario(TWO_LEAVES "job nodes=1\n");
+	sim_params_default(&p);
+	CHECK_NEAR(p.bf_window, 1440 * 60);	/* Slurm's default */
+	p.bf_window = 60;
+	CHECK(!sim_plan_parse(HEAD JOB("A", "0", "100", "6", "0", "2")
+			      JOB("B", "1", "100", "8", "0", "10")
+			      JOB("C", "2", "50", "2", "0", "1")
+			      JOB("D", "3", "50", "2", "0", "10"),
+			      "plan", 1, sc->topo, &plan, err, sizeof(err)));
+	CHECK(!sim_run(sc->topo, &plan, &p, err, sizeof(err)));
+	CHECK(plan.jobs[1].planned < 0);
+	CHECK_NEAR(plan.jobs[1].start, 102);
+	CHECK_EQ(plan.jobs[1].by_backfill, 0);
+	CHECK_NEAR(plan.jobs[2].start, 2);
+	CHECK_NEAR(plan.jobs[3].planned, 62);
+	CHECK_NEAR(plan.jobs[3].start, 52);
+	CHECK_EQ(plan.jobs[3].by_backfill, 1);
+	CHECK_EQ(plan.max_reserved, 1);
 	sim_plan_free(&plan);
 	tb_scenario_free(sc);
 }

@@ -100,6 +100,7 @@ void test_nedd_unnamed_injection(void);
 /* test_sim.c */
 void test_sim_fifo(void);
 void test_sim_backfill_and_wait(void);
+void test_sim_bf_window(void);
 void test_sim_no_backfill(void);
 void test_sim_no_limit_is_a_year(void);
 void test_sim_isolated_waits(void);

@@ -4,6 +4,7 @@ without), worked by hand on eight jobs of an 8-node machine."""
 
 import csv
 import json
+import os
 
 import pytest
 
@@ -69,6 +70,20 @@ def test_a_wider_bf_window_turns_beyond_into_within(tmp_path):
     p = overruns.summary(overruns.read_run(run_dir(tmp_path)), bf_window_min=2000)
     # G at 3,030 s: c - s = 119,980 s <= 120,000; E (8 nodes) has no room.
     assert p["by_class"] == {"beyond": 0, "within, room": 2, "within, none": 2}
+
+
+def test_the_runs_own_bf_window_is_the_default(tmp_path):
+    """A run made with BF_WINDOW=2000 (manifest bf_window_min) is
+    classified against its own window unless told another."""
+    d = run_dir(tmp_path)
+    m = json.loads(open(os.path.join(d, "manifest.json")).read())
+    m["bf_window_min"] = 2000
+    with open(os.path.join(d, "manifest.json"), "w") as f:
+        json.dump(m, f)
+    run = overruns.read_run(d)
+    assert overruns.summary(run)["by_class"]["beyond"] == 0
+    assert overruns.summary(run)["bf_window_min"] == 2000
+    assert overruns.summary(run, bf_window_min=1440)["by_class"]["beyond"] == 1
 
 
 def test_a_job_that_holds_its_nodes_to_the_planned_start_within_a_second_leaves_room(tmp_path):

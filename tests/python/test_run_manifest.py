@@ -19,7 +19,7 @@ FIELDS = {
     "individual", "occupy", "skipped_no_runtime", "skipped_too_big", "seed",
     "speedup", "clock", "clock_rate", "limit_grid_s", "comm", "pattern", "ratio",
     "sparsity", "matrix", "granularity", "ta_speedup", "size_divisor", "sizes",
-    "limits", "options", "topology_sha256", "git_revision", "slurm_version", "t0",
+    "limits", "options", "bf_window_min", "topology_sha256", "git_revision", "slurm_version", "t0",
     "wall_start"}
 
 
@@ -28,7 +28,7 @@ def facts(plan):
     return {"run_id": "R", "cluster": "tiny", "cluster_nodes": 32,
             "path": "/logs/theta.swf", "log_name": "theta", "log": log, "plan": plan,
             "too_big": [{}], "speedup": 1.0, "clock": "virtual", "clock_rate": 100.0,
-            "options": "", "topology_sha256": "ab"}
+            "options": "", "bf_window_min": 2000, "topology_sha256": "ab"}
 
 
 def test_both_engines_manifests_have_the_same_fields_but_the_twins_engine(monkeypatch):
@@ -52,3 +52,4 @@ def test_both_engines_manifests_have_the_same_fields_but_the_twins_engine(monkey
         assert (m["jobs"], m["prefill_jobs"], m["prefill_nodes"]) == (2, 1, 8)
         assert (m["log"], m["log_file"], m["skipped_too_big"]) == ("theta", "theta.swf", 1)
         assert (m["sizes"], m["size_divisor"]) == ("authors", 1)
+        assert m["bf_window_min"] == 2000

@@ -25,7 +25,7 @@ import os
 import re
 
 from metrics.measures import METRIC_KEYS
-from workloads import params
+from workloads import bf_window, params
 from workloads.cluster_defs import DefinitionError, parse_options
 from workloads.registry import RegistryError, policy_names
 from workloads.replay.plan import PATTERNS
@@ -158,6 +158,13 @@ def check_number(name, value, where):
         try:
             parse_options(value)
         except DefinitionError as e:
+            raise ExperimentError(f"{where}{e}") from None
+        return value
+    if name == "BF_WINDOW":
+        # Slurm's bounds, checked before any run starts (workloads/bf_window.py).
+        try:
+            bf_window.check(value)
+        except ValueError as e:
             raise ExperimentError(f"{where}{e}") from None
         return value
     if name in WORD_PARAMS:

@@ -8,6 +8,7 @@ import os
 import random
 
 from metrics import eq7
+from workloads import bf_window
 from metrics.jobs import fnum
 
 
@@ -37,11 +38,31 @@ def guard_text(m):
     return f"END_GUARD={rate:g}" + (" (turned itself off)" if g.get("enabled") is False else "")
 
 
+def window_text(m, runs=()):
+    """Backfill's window as the runs had it (BF_WINDOW, workloads/
+    bf_window.py): '' when none set one (Slurm's default, as every run
+    before BF_WINDOW); runs that differ in it are named MIXED, as the end
+    guard's are."""
+    windows = {}
+    for r in [m, *runs]:
+        windows.setdefault(bf_window.text(r), []).append(r)
+    if len(windows) > 1:
+        return "runs MIXED in backfill's window: " + "; ".join(
+            f"{len(rs)} with {w}" for w, rs in sorted(windows.items()))
+    return bf_window.text(m) if m.get("bf_window_min") else ""
+
+
 def pace_text(m, runs=()):
     """How a run compressed time: the virtual clock's rate (and the end
-    guard when on), or SPEEDUP. runs: the table's other manifests; a
-    table whose runs differ in the end guard says so, so that runs with
-    and without it are not mixed silently."""
+    guard when on), or SPEEDUP; and backfill's window when a run set one
+    (BF_WINDOW). runs: the table's other manifests; a table whose runs
+    differ in the end guard or the window says so, so that runs with and
+    without it are not mixed silently."""
+    window = window_text(m, runs)
+    return clock_text(m, runs) + (f", {window}" if window else "")
+
+
+def clock_text(m, runs=()):
     if m.get("clock") != "virtual":
         return f"SPEEDUP={m['speedup']:g}"
     text = f"CLOCK=virtual at rate {fnum(m.get('clock_rate')):g}"

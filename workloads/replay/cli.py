@@ -12,8 +12,9 @@ import shutil
 import signal
 import sys
 
-from workloads import endguard, faults, logs, ta_speedup, vclock
-from .cluster import cluster_options, cluster_facts, current_cluster, keep_topology, topology_sha256
+from workloads import bf_window, endguard, faults, logs, ta_speedup, vclock
+from .cluster import (cluster_bf_window, cluster_options, cluster_facts, current_cluster,
+                      keep_topology, topology_sha256)
 from .driver import run
 from .errors import ReplayError
 from .manifest import run_manifest
@@ -97,6 +98,10 @@ def parse_args(argv, extra=None, description="Replay a job log on the running cl
         if not (math.isfinite(value) and value >= 0):
             raise ReplayError(f"{name}={value:g}: expected a number, at least 0 "
                               "(END_GUARD=0: no end guard)")
+    try:
+        args.bf_window = bf_window.check(args.bf_window)
+    except ValueError as e:
+        raise ReplayError(str(e)) from None
     if args.limit_grid <= 0:
         raise ReplayError(f"LIMIT_GRID={args.limit_grid:g}: expected log seconds > 0")
     if not 0 <= args.comm <= 1 or (args.ratio is not None and not 0 <= args.ratio <= 1):
@@ -173,14 +178,17 @@ def resumed_run(args, results):
 def check(args, results):
     """--check: the settings as the run would take them, before the shell
     driver switches the policy (a bad value must change nothing): the
-    policy, the clock and its rate, and the end guard's JobCompLoc (empty
-    when it is off: generate.py's --jobcomp-loc), as key=value lines; a
-    RESUME's from its manifest."""
+    policy, the clock and its rate, the end guard's JobCompLoc (empty
+    when it is off: generate.py's --jobcomp-loc) and backfill's window
+    (BF_WINDOW, empty: Slurm's default), as key=value lines; a RESUME's
+    from its manifest."""
+    window = args.bf_window
     if args.resume:
         _, manifest = resumed_run(args, results)
         policy, clock = manifest["policy"], manifest.get("clock", "scaled")
         rate = manifest.get("clock_rate", 1) if clock == "virtual" else 1
         guard_rate = endguard.settings(manifest, args.end_lead)["rate"]
+        window = resumed_bf_window(args, manifest)
     else:
         if not args.log:
             raise ReplayError(f"LOG is not set; valid: "
@@ -191,8 +199,31 @@ def check(args, results):
         guard_rate = args.end_guard
     on = clock == "virtual" and endguard.active(guard_rate, rate)
     print(f"policy={policy}\nclock={clock}\nrate={rate:g}\n"
-          f"jobcomp={endguard.CONTAINER_FILE if on else ''}")
+          f"jobcomp={endguard.CONTAINER_FILE if on else ''}\n"
+          f"bf_window={'' if window is None else window}")
     return 0
+
+
+def resumed_bf_window(args, manifest):
+    """A RESUME's window, the one it began with (its manifest's); another
+    BF_WINDOW is refused: half a run under each would be neither's."""
+    window = manifest.get("bf_window_min")
+    if args.bf_window is not None and args.bf_window != window:
+        raise ReplayError(f"BF_WINDOW={args.bf_window}: RESUME={args.resume} began with "
+                          f"{bf_window.text(manifest)}; drop BF_WINDOW")
+    return window
+
+
+def run_bf_window(args):
+    """A new run's window: the one make up wrote into the running
+    cluster's slurm.conf (cluster.env's BF_WINDOW), which make replay sets
+    from BF_WINDOW; a BF_WINDOW the cluster does not run is refused."""
+    window = cluster_bf_window(args.root)
+    if args.bf_window is not None and args.bf_window != window:
+        raise ReplayError(f"BF_WINDOW={args.bf_window}: the cluster runs "
+                          f"{bf_window.text({'bf_window_min': window})}; run the replay "
+                          "through make replay, which applies BF_WINDOW first")
+    return window
 
 
 def slurm_engine(container, clock):
@@ -244,6 +275,7 @@ def main(argv):
             path, log_name = logs.resolve(args.log, args.workloads_dir)
             log = logs.read(path)
             cluster, cluster_nodes, node_cores = cluster_facts(args.root)
+            window = run_bf_window(args)
             clock = vclock.Clock(args.clock, args.speedup, vclock.page_path(state_dir))
             plan, too_big = make_plan(args, log, log_name, cluster_nodes, clock.speedup,
                                       node_cores)
@@ -268,7 +300,7 @@ def main(argv):
                 "path": path, "log_name": log_name, "log": log, "plan": plan,
                 "too_big": too_big, "speedup": clock.speedup, "clock": clock.kind,
                 "clock_rate": clock.rate, "options": cluster_options(args.root),
-                "topology_sha256": topology_sha},
+                "bf_window_min": window, "topology_sha256": topology_sha},
                 lambda: slurm_engine(container, clock))
             # The end guard's settings, kept for a RESUME (the driver adds
             # what it did at the end).

@@ -47,6 +47,14 @@ def cluster_options(root):
     return cluster_env(root)[1].get("OPTIONS", "")
 
 
+def cluster_bf_window(root):
+    """Backfill's window `make up` wrote into the running cluster's
+    slurm.conf (BF_WINDOW=, cluster.env), in minutes; None for Slurm's
+    default (none written, or a cluster generated before BF_WINDOW)."""
+    value = cluster_env(root)[1].get("BF_WINDOW", "")
+    return int(value) if value else None
+
+
 def cluster_facts(root):
     name, env = cluster_env(root)
     nodes = int(env["NODES"])

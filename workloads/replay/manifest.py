@@ -27,10 +27,10 @@ def size_divisor(args, log_name):
 def run_manifest(args, run, engine):
     """The manifest of a new run. run: the facts of the run both engines
     know (run_id, cluster, cluster_nodes, path, log_name, log, plan, too_big,
-    speedup, clock, clock_rate, options, topology_sha256); engine: a
-    function giving what ran it (slurm_version and t0, and ENGINE_FIELDS
-    for the twin), called last: a t0 read on a running clock must not
-    lose the time the rest took."""
+    speedup, clock, clock_rate, options, bf_window_min, topology_sha256);
+    engine: a function giving what ran it (slurm_version and t0, and
+    ENGINE_FIELDS for the twin), called last: a t0 read on a running clock
+    must not lose the time the rest took."""
     plan, log = run["plan"], run["log"]
     prefill = [p for p in plan if p["prefill"]]
     manifest = {
@@ -62,6 +62,9 @@ def run_manifest(args, run, engine):
         # cluster's library options (ranks=, ...).
         "sizes": args.sizes, "limits": args.limits,
         "options": run["options"],
+        # Backfill's bf_window in minutes (BF_WINDOW, workloads/
+        # bf_window.py); None: Slurm's default, 1440.
+        "bf_window_min": run.get("bf_window_min"),
         "topology_sha256": run["topology_sha256"],
         "git_revision": git_revision(args.root),
     }
