@@ -125,7 +125,7 @@ void test_sim_bf_window(void)
 	sim_params_default(&p);
 	CHECK_NEAR(p.bf_window, 1440 * 60);	/* Slurm's default */
 	p.bf_window = 60;
-	CHECK(!sim_plan_parse(HEAD JOB("A", "0", "100", "6", "0", "2")
+	CHECK(!sim_plan_parse(PLAN_HEAD JOB("A", "0", "100", "6", "0", "2")
 			      JOB("B", "1", "100", "8", "0", "10")
 			      JOB("C", "2", "50", "2", "0", "1")
 			      JOB("D", "3", "50", "2", "0", "10"),
