@@ -116,6 +116,22 @@ def classify(nodes, comm, free, sizes):
     return "open"
 
 
+def span_facts(nodes, free, sizes):
+    """For a start that spans leaves (no leaf holds the job): "spans",
+    "no partly free leaf" when every leaf is wholly free or wholly busy,
+    and "whole leaves exactly" when the wholly free leaves are exactly the
+    job's (leaves of one size). Empty for a start within one leaf."""
+    if max(free) >= nodes:
+        return ()
+    facts = ["spans"]
+    if all(f in (0, s) for f, s in zip(free, sizes)):
+        facts.append("no partly free leaf")
+    if len(set(sizes)) == 1 and \
+            sum(f == sizes[0] for f in free) * sizes[0] == nodes:
+        facts.append("whole leaves exactly")
+    return facts
+
+
 def alloc_sets(tb_alloc, topology, nodes, comm, pattern, busy, busy_comm):
     """{policy: frozenset of node names} from tb-alloc's state mode."""
     cmd = [tb_alloc, "--topology", topology]
@@ -137,10 +153,11 @@ def alloc_sets(tb_alloc, topology, nodes, comm, pattern, busy, busy_comm):
 
 
 def survey(run_dir, tb_alloc=None):
-    """{class: starts}, and with tb_alloc {(a, b): {class: starts where a
-    and b take other nodes}} and how many rebuilt states reproduce the
-    run's own choice, out of how many."""
-    counts = collections.Counter()
+    """{class: starts}, {span fact: starts} (span_facts), and with
+    tb_alloc {(a, b): {class: starts where a and b take other nodes}} and
+    how many rebuilt states reproduce the run's own choice, out of how
+    many."""
+    counts, facts = collections.Counter(), collections.Counter()
     differ = collections.defaultdict(collections.Counter)
     own_ok = total = 0
     topology = os.path.join(run_dir, "topology.json")
@@ -148,6 +165,7 @@ def survey(run_dir, tb_alloc=None):
         nodes, comm = int(p["nodes"]), int(p["comm"])
         cls = classify(nodes, comm, free, sizes)
         counts[cls] += 1
+        facts.update(span_facts(nodes, free, sizes))
         total += 1
         if not tb_alloc:
             continue
@@ -159,7 +177,7 @@ def survey(run_dir, tb_alloc=None):
                      ("greedy", "default1905")):
             if sets.get(a) != sets.get(b):
                 differ[(a, b)][cls] += 1
-    return counts, differ, own_ok, total
+    return counts, facts, differ, own_ok, total
 
 
 def main(argv=None):
@@ -170,13 +188,16 @@ def main(argv=None):
                     "each rebuilt state (build/c/tb-alloc)")
     a = ap.parse_args(argv)
     try:
-        counts, differ, own_ok, total = survey(a.run, a.alloc)
+        counts, facts, differ, own_ok, total = survey(a.run, a.alloc)
     except (ReportError, OSError, KeyError, ValueError,
             subprocess.CalledProcessError) as e:
         print(f"metrics.choices: {e}", file=sys.stderr)
         return 1
     print(f"{a.run}: {total} starts: " + ", ".join(
         f"{c} {counts[c]}" for c in CLASSES))
+    print(f"starts spanning leaves: {facts['spans']}, with no partly free "
+          f"leaf {facts['no partly free leaf']}, with the whole free leaves "
+          f"exactly the job's {facts['whole leaves exactly']}")
     if a.alloc:
         print(f"rebuilt states giving the run's policy its own nodes: "
               f"{own_ok}/{total}")

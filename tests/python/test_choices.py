@@ -89,9 +89,22 @@ def test_states_rebuild_each_start(tmp_path):
 
 
 def test_survey_counts_classes(tmp_path):
-    counts, differ, own_ok, total = choices.survey(str(run_dir(tmp_path)))
+    counts, facts, differ, own_ok, total = choices.survey(
+        str(run_dir(tmp_path)))
     assert total == 4 and (own_ok, dict(differ)) == (0, {})
-    assert counts == {"one leaf": 4}
+    assert counts == {"one leaf": 4} and facts == {}
+
+
+@pytest.mark.parametrize("nodes,free,sizes,facts", [
+    (2, [4, 1, 0, 2], S4, ()),
+    (8, [4, 4, 0, 0], S4, ["spans", "no partly free leaf",
+                           "whole leaves exactly"]),
+    (8, [4, 4, 4, 0], S4, ["spans", "no partly free leaf"]),
+    (8, [4, 4, 3, 0], S4, ["spans", "whole leaves exactly"]),
+    (8, [4, 5, 0, 0], [4, 5, 4, 4], ["spans", "no partly free leaf"]),
+])
+def test_span_facts(nodes, free, sizes, facts):
+    assert choices.span_facts(nodes, free, sizes) == facts
 
 
 def test_deeper_tree_refused(tmp_path):
