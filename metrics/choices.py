@@ -177,6 +177,12 @@ def survey(run_dir, tb_alloc=None):
                      ("greedy", "default1905")):
             if sets.get(a) != sets.get(b):
                 differ[(a, b)][cls] += 1
+        if sets.get("greedy") != sets.get("balanced"):
+            side = "balanced" if sets.get("adaptive") == sets.get(
+                "balanced") else "greedy" if sets.get("adaptive") == \
+                sets.get("greedy") else "neither"
+            differ[("adaptive takes", side)][
+                "comm" if comm else "compute"] += 1
     return counts, facts, differ, own_ok, total
 
 
@@ -206,6 +212,11 @@ def main(argv=None):
             d = differ[(x, y)]
             print(f"{x} vs {y}: other nodes at {sum(d.values())} starts ("
                   + ", ".join(f"{c} {d[c]}" for c in CLASSES) + ")")
+        print("where greedy and balanced part, adaptive takes: " + ", ".join(
+            f"{side}'s {sum(differ[('adaptive takes', side)].values())} "
+            f"(communication-intensive "
+            f"{differ[('adaptive takes', side)]['comm']})"
+            for side in ("greedy", "balanced", "neither")))
     return 0
 
 
