@@ -21,6 +21,7 @@ static const struct tb_test tb_tests[] = {
 	T(test_default_matches_leaf_by_leaf),
 	T(test_group_by_leaf_matches_insertion),
 	T(test_greedy_orders_by_contention),
+	T(test_greedy_balanced_whole_leaf_tie),
 	T(test_adaptive_picks_cheaper_or_costlier),
 	T(test_refusals),
 	T(test_properties_random_states),

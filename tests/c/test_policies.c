@@ -309,3 +309,35 @@ void test_properties_balanced_powers_of_two(void)
 		tb_scenario_free(s);
 	}
 }
+
+/*
+ * Where greedy (Alg. 1) and balanced (Alg. 2) cannot part, and where they
+ * do (docs/results/2026-11-27-icpp-policies-theta.md: on the Theta window
+ * every start is of the first kind). Leaves of 4 under one root. Whole
+ * free leaves have Eq. 1 ratio 0 and the most free nodes, first in both
+ * orders, ties by topology order; balanced's chunk 8 halves to a whole
+ * leaf. A compute-intensive job takes the partly free leaf first in both
+ * (ratio 1.0 the highest; 2 free the fewest). Only partly free leaves
+ * competing part them: greedy by ratio (f 0.25, d 1.0, g 1.25), balanced
+ * by free nodes (f and g 3, then d 2) in powers of two.
+ */
+void test_greedy_balanced_whole_leaf_tie(void)
+{
+	const char *tie =
+		"leaf a 4 0 0\nleaf b 4 4 4\nleaf c 4 0 0\nleaf d 4 2 1\n"
+		"leaf e 4 0 0\n";
+	const char *open =
+		"leaf a 4 0 0\nleaf b 4 4 4\nleaf d 4 2 1\nleaf f 4 1 0\n"
+		"leaf g 4 1 1\n";
+	char text[256];
+
+	snprintf(text, sizeof(text), "%sjob nodes=8 comm=1\n", tie);
+	check_choice(text, TB_POLICY_GREEDY, "a:4 c:4");
+	check_choice(text, TB_POLICY_BALANCED, "a:4 c:4");
+	snprintf(text, sizeof(text), "%sjob nodes=8 comm=0\n", tie);
+	check_choice(text, TB_POLICY_GREEDY, "d:2 a:4 c:2");
+	check_choice(text, TB_POLICY_BALANCED, "d:2 a:4 c:2");
+	snprintf(text, sizeof(text), "%sjob nodes=8 comm=1\n", open);
+	check_choice(text, TB_POLICY_GREEDY, "a:4 f:3 d:1");
+	check_choice(text, TB_POLICY_BALANCED, "a:4 f:2 g:2");
+}

@@ -18,6 +18,7 @@ void test_default_compares_parents_and_distance(void);
 void test_default_matches_leaf_by_leaf(void); /* test_default_reference.c */
 void test_group_by_leaf_matches_insertion(void); /* test_group_by_leaf.c */
 void test_greedy_orders_by_contention(void);
+void test_greedy_balanced_whole_leaf_tie(void);
 void test_adaptive_picks_cheaper_or_costlier(void);
 void test_refusals(void);
 void test_properties_random_states(void);
