@@ -152,6 +152,22 @@ def check_isolation(sacct, tool, topology):
     return [line for line in r.stdout.splitlines() if line.strip()]
 
 
+def reservation_records(path):
+    """reservations.tsv's records as [(time, log id, planned start)], epoch
+    seconds as the replay wrote them (workloads/replay/driver.py
+    note_reservation); a malformed line is the file's error, named."""
+    records = []
+    with open(path, encoding="utf-8") as f:
+        for n, line in enumerate(f, 1):
+            parts = line.rstrip("\n").split("\t")
+            try:
+                records.append((float(parts[0]), parts[1], float(parts[2])))
+            except (IndexError, ValueError):
+                raise ReportError(f"{path}:{n}: expected <time> <log id> <planned start>, "
+                                  f"got {line.strip()!r}") from None
+    return records
+
+
 def reservation_delays(run_dir, manifest, rows, planned):
     """How often backfill delayed the reserved job (SC18 issue, item 2):
     the plugin cannot tell Slurm's backfill which leaves the first blocked
@@ -172,16 +188,9 @@ def reservation_delays(run_dir, manifest, rows, planned):
     pace = manifest.get("clock_rate", 1) if manifest.get("clock") == "virtual" else 1
     tol = 2.0 * pace * s
     seen, plan_first = {}, {}
-    with open(path, encoding="utf-8") as f:
-        for n, line in enumerate(f, 1):
-            parts = line.rstrip("\n").split("\t")
-            try:
-                now, log_id, at = float(parts[0]), parts[1], float(parts[2])
-            except (IndexError, ValueError):
-                raise ReportError(f"{path}:{n}: expected <time> <log id> <planned start>, "
-                                  f"got {line.strip()!r}") from None
-            seen.setdefault(log_id, (now - t0) * s)
-            plan_first[log_id] = min(plan_first.get(log_id, math.inf), (at - t0) * s)
+    for now, log_id, at in reservation_records(path):
+        seen.setdefault(log_id, (now - t0) * s)
+        plan_first[log_id] = min(plan_first.get(log_id, math.inf), (at - t0) * s)
     order = {k: i for i, k in enumerate(planned)}
     by_id = {r["log_job_id"]: r for r in rows}
     delays = []

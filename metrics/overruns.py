@@ -37,6 +37,7 @@ import os
 import sys
 
 from workloads import bf_window
+from .measures import reservation_records
 from .run_dir import ReportError
 
 # Slurm 24.11's default bf_window, minutes (backfill.c, BACKFILL_WINDOW).
@@ -79,16 +80,8 @@ def read_run(run_dir):
                        "end": float(r["end"]),
                        # Slurm's end_time: its whole-second start + the limit.
                        "slurm_end": round(t0 + float(r["start"]) / speedup) + plan[k][1] / speedup}
-    records = []
-    with open(paths["reservations.tsv"], encoding="utf-8") as f:
-        for n, line in enumerate(f, 1):
-            parts = line.rstrip("\n").split("\t")
-            try:
-                t, log_id, at = float(parts[0]), parts[1], float(parts[2])
-            except (IndexError, ValueError):
-                raise ReportError(f"{paths['reservations.tsv']}:{n}: expected <time> <log id> "
-                                  f"<planned start>, got {line.strip()!r}") from None
-            records.append(((t - t0) * speedup, log_id, (at - t0) * speedup))
+    records = [((t - t0) * speedup, log_id, (at - t0) * speedup)
+               for t, log_id, at in reservation_records(paths["reservations.tsv"])]
     # The run's own window (BF_WINDOW, the manifest's bf_window_min).
     return {"nodes": nodes, "speedup": speedup, "t0": t0, "jobs": jobs, "records": records,
             "bf_window_min": bf_window.of_manifest(m)}
