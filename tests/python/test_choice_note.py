@@ -215,3 +215,25 @@ def test_a_failing_tb_alloc_is_not_counted(tmp_path):
     tool.chmod(tool.stat().st_mode | stat.S_IXUSR)
     with pytest.raises(ReportError, match="exit 2.*unknown node"):
         choices.greedy_vs_balanced(make_run(tmp_path, "same", SAME), str(tool))
+
+
+def test_the_continuous_table_carries_the_note(tmp_path):
+    from workloads.experiment.continuous import table_continuous
+    from workloads.experiment.tables import Table
+    same = make_run(tmp_path, "same", SAME)
+    d = definition()
+    d.metrics = ["exec_hours"]
+    d.paper_value = lambda *a: None
+    runs = {}
+    for i, p in enumerate(d.policies):
+        r = fake_run(same, p, "rhvd", f"r{i}")
+        r.metrics, r.log_runtime_hours = {"exec_hours": 10.0}, 10.0
+        runs[("theta", "rhvd", p)] = r
+    t = Table()
+    table_continuous(d, runs, t)
+    assert sum("greedy and balanced would choose differently" in x or "not counted" in x
+               for x in t.md) == 3
+    d.policies = ["default1905", "greedy"]     # nothing to compare: no note
+    t = Table()
+    table_continuous(d, runs, t)
+    assert not any("Room to choose" in x for x in t.md)

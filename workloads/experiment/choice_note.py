@@ -64,7 +64,7 @@ def verdict(differ, looked, starts):
                 "policies")
     return (f"greedy and balanced would choose differently at {differ:,} or more of "
             f"{starts:,} starts of this run (counting stopped at start {looked:,}, where it "
-            f"reached {NOISE_SHARE:.0%}): the policies part, so their rows can differ by "
+            f"reached {NOISE_SHARE * 100:g} %): the policies part, so their rows can differ by "
             "the policies")
 
 
@@ -73,7 +73,7 @@ def lines(d, runs, tb_alloc=None):
     tb_alloc = tb_alloc or tb_alloc_path()
     out = ["", "Room to choose: at how many starts of each run greedy (Alg. 1) and balanced "
            "(Alg. 2) would take other nodes, each start's occupancy rebuilt from the run and "
-           f"both run on it by the library (metrics/choices.py). Below {NOISE_SHARE:.0%} of "
+           f"both run on it by the library (metrics/choices.py). Below {NOISE_SHARE * 100:g} % of "
            "the starts the two are one policy on that run "
            "(docs/results/2026-11-27-icpp-policies-theta.md).", "",
            "| log | pattern | run of | run id | greedy vs balanced |", "|---|---|---|---|---|"]
