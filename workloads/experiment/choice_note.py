@@ -75,7 +75,8 @@ def lines(d, runs, tb_alloc=None):
            "(Alg. 2) would take other nodes, each start's occupancy rebuilt from the run and "
            f"both run on it by the library (metrics/choices.py). Below {NOISE_SHARE * 100:g} % of "
            "the starts the two are one policy on that run "
-           "(docs/results/2026-11-27-icpp-policies-theta.md).", "",
+           "(docs/results/2026-11-27-icpp-policies-theta.md). Only starts are counted: "
+           "backfill's reservations, which the runs do not record, can still part them.", "",
            "| log | pattern | run of | run id | greedy vs balanced |", "|---|---|---|---|---|"]
     seen = set()
     for log in d.logs:
