@@ -33,21 +33,26 @@ import argparse
 import collections
 import csv
 import json
+import math
 import os
 import subprocess
 import sys
 
+from workloads.cluster_defs import expand_hostlist
 from .run_dir import ReportError
 
 CLASSES = ("one leaf", "exact", "whole tie", "open")
 COMPARED = ("greedy", "balanced", "adaptive", "default1905")
 
 
-def read_run(run_dir):
+def read_run(run_dir, started=None):
     """(leaf of each node name, nodes of each leaf, plan by log id, the started
-    jobs of sim.tsv in the order they took their nodes)."""
-    paths = {f: os.path.join(run_dir, f)
-             for f in ("topology.json", "plan.tsv", "sim.tsv")}
+    jobs of sim.tsv in the order they took their nodes). started: rows of
+    sim.tsv's form (log_id, start, end, nodes, policy, backfilled) given
+    instead of sim.tsv (an emulated run's, emulated_starts)."""
+    files = ("topology.json", "plan.tsv") + (("sim.tsv",) if started is None
+                                              else ())
+    paths = {f: os.path.join(run_dir, f) for f in files}
     for f, p in paths.items():
         if not os.path.exists(p):
             raise ReportError(f"{run_dir}: no {f}; expected a twin run "
@@ -63,18 +68,29 @@ def read_run(run_dir):
     sizes = [len(s["nodes"]) for s in leaves]
     with open(paths["plan.tsv"], encoding="utf-8", newline="") as f:
         plan = {r["log_id"]: r for r in csv.DictReader(f, delimiter="\t")}
-    with open(paths["sim.tsv"], encoding="utf-8", newline="") as f:
-        rows = [r for r in csv.DictReader(f, delimiter="\t")
-                if r["start"] not in ("", "nan") and r["nodes"]]
+    if started is None:
+        with open(paths["sim.tsv"], encoding="utf-8", newline="") as f:
+            started = list(csv.DictReader(f, delimiter="\t"))
+    rows = [r for r in started
+            if str(r["start"]) not in ("", "nan", "None") and r["nodes"]]
+    missing = sorted({r["log_id"] for r in rows} - plan.keys())
+    if missing:
+        raise ReportError(f"{paths['plan.tsv']}: no job {missing[0]} (and "
+                          f"{len(missing) - 1} more) of the run's starts")
     order = sorted(range(len(rows)), key=lambda i: (
         float(rows[i]["start"]), rows[i].get("backfilled") == "1", i))
     return leaf_of, sizes, plan, [rows[i] for i in order]
 
 
-def states(run_dir):
+def states(run_dir, started=None):
     """Per start, in order: (sim row, its plan row, nodes of each leaf,
-    free nodes per leaf, busy node names, busy communicating node names)."""
-    leaf_of, sizes, plan, started = read_run(run_dir)
+    free nodes per leaf, busy node names, busy communicating node names).
+    started: as read_run's."""
+    yield from states_of(*read_run(run_dir, started))
+
+
+def states_of(leaf_of, sizes, plan, started):
+    """states() of read_run's answer, lazily (a caller may stop early)."""
     for pos, job in enumerate(started):
         t = float(job["start"])
         busy, busy_comm = [], []
@@ -132,9 +148,13 @@ def span_facts(nodes, free, sizes):
     return facts
 
 
-def alloc_sets(tb_alloc, topology, nodes, comm, pattern, busy, busy_comm):
-    """{policy: frozenset of node names} from tb-alloc's state mode."""
+def alloc_sets(tb_alloc, topology, nodes, comm, pattern, busy, busy_comm,
+               options=""):
+    """{policy: frozenset of node names} from tb-alloc's state mode;
+    options: the run's OPTIONS (the library's readings, options.h)."""
     cmd = [tb_alloc, "--topology", topology]
+    if options:
+        cmd += ["--options", options]
     if busy:
         cmd += ["--busy", ",".join(busy)]
     if busy_comm:
@@ -142,14 +162,88 @@ def alloc_sets(tb_alloc, topology, nodes, comm, pattern, busy, busy_comm):
     cmd += ["--job", f"nodes={nodes},comm={comm},pattern={pattern}", "all"]
     # A policy that cannot place the job prints "<policy> -" and tb-alloc
     # exits 1; the others still print their nodes.
-    out = subprocess.run(cmd, capture_output=True, text=True,
-                         check=False).stdout
+    done = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    if done.returncode not in (0, 1):
+        err = (done.stderr.strip().splitlines() or ["no message"])[-1]
+        raise ReportError(f"{tb_alloc} failed (exit {done.returncode}): {err}")
+    out = done.stdout
     sets = {}
     for line in out.splitlines():
         policy, _, picked = line.partition(" ")
         if policy in COMPARED:
             sets[policy] = frozenset(picked.split(","))
     return sets
+
+
+def emulated_starts(run_dir, rows):
+    """sim.tsv's rows for a run without one (an emulation's): each job's
+    start and end as make report reads them (rows: metrics.jobs.job_rows,
+    log seconds) and its nodes from sacct.json. Nothing says which jobs
+    backfill started, so jobs of one second keep sacct's order."""
+    path = os.path.join(run_dir, "sacct.json")
+    if not os.path.exists(path):
+        raise ReportError(f"{run_dir}: no sacct.json, so no job's nodes")
+    with open(path, encoding="utf-8") as f:
+        jobs = json.load(f)
+    nodes_of = {str(j.get("job_id")): j.get("nodes") or ""
+                for j in (jobs.get("jobs", []) if isinstance(jobs, dict)
+                          else jobs)}
+    out = []
+    for r in rows:
+        nodes = nodes_of.get(str(r["job_id"]), "")
+        if r.get("start") is None or not nodes or nodes == "None assigned":
+            continue
+        out.append({"log_id": str(r["log_job_id"]), "start": r["start"],
+                    "end": r["end"], "policy": r.get("policy", ""),
+                    "nodes": ",".join(expand_hostlist(nodes)),
+                    "backfilled": ""})
+    return out
+
+
+def quiet_fit(options):
+    """Whether the run's OPTIONS set fit=quiet (options.h): greedy then
+    picks among the leaves that hold a job by its ratio, balanced still
+    by best fit, so a start within one leaf is a choice too."""
+    return "fit=quiet" in (options or "").split()
+
+
+def share_count(share, n):
+    """The fewest of n starts that are not below share of them (at least
+    one; rounded first, so 0.01 of 700 is 7, not 8)."""
+    return max(1, math.ceil(round(share * n, 9)))
+
+
+def greedy_vs_balanced(run_dir, tb_alloc, options="", started=None,
+                       stop_share=None):
+    """(starts where greedy and balanced take other nodes, starts looked
+    at, all starts) of a run, each start's state rebuilt (states) and both
+    run on it by tb-alloc. Counting stops once such starts are no longer
+    below stop_share of all (share_count; the caller's question is only
+    whether there are fewer). Two classes need
+    no tb-alloc: at an exact start the free nodes are the only set, and
+    within one leaf both algorithms run the same lines (l. 2-5) to the
+    same tightest leaf and its first free nodes unless fit=quiet; the
+    Theta page found 0 differences among 830 such starts by tb-alloc."""
+    run = read_run(run_dir, started)
+    starts = run[3]
+    topology = os.path.join(run_dir, "topology.json")
+    differ = looked = 0
+    stop_at = None if stop_share is None else share_count(stop_share, len(starts))
+    for job, p, sizes, free, busy, busy_comm in states_of(*run):
+        if stop_at is not None and differ >= stop_at:
+            break
+        looked += 1
+        nodes, comm = int(p["nodes"]), int(p["comm"])
+        cls = classify(nodes, comm, free, sizes)
+        if cls == "exact" or (cls == "one leaf" and not quiet_fit(options)):
+            continue
+        sets = alloc_sets(tb_alloc, topology, nodes, comm,
+                          p.get("pattern") or "rd", busy, busy_comm, options)
+        if "greedy" not in sets and "balanced" not in sets:
+            raise ReportError(f"{tb_alloc} gave neither greedy's nor "
+                              f"balanced's nodes for job {job['log_id']}")
+        differ += sets.get("greedy") != sets.get("balanced")
+    return differ, looked, len(starts)
 
 
 def survey(run_dir, tb_alloc=None):

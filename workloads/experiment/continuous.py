@@ -6,6 +6,7 @@ import os
 
 from metrics.compare import compare
 from metrics.run_dir import csv_cell
+from . import choice_note
 from .kind import Kind
 from .tables import change, fmt, ordering, run_for
 
@@ -59,6 +60,8 @@ def table_continuous(d, runs, t):
                 o = ordering(ours_by_metric[m], 1)
                 p = ordering(paper_by_metric[m], 0)
                 orders.append((log, pattern, m, o, p))
+    if {"greedy", "balanced"} <= set(d.policies):
+        t.md += choice_note.lines(d, runs)
     t.md += ["", f"The baseline's execution against the log: `{d.baseline}` leaves its "
              "jobs' runtimes alone (Eq. 7's ratio is 1), so its total should equal the "
              "log's runtimes of the same jobs; a gap above 1 % (flagged) is the clock's "
