@@ -47,3 +47,18 @@ def frozen(monkeypatch):
     clock = FrozenTime()
     monkeypatch.setattr(endguard, "time", clock)
     return clock
+
+
+@pytest.fixture
+def six_job_swf(tmp_path):
+    """Six jobs for the 32-node tiny (SWF, one core per node): a
+    full-machine job 0-1000 s first, so the next four wait for it, and one
+    alone at 5000 s (test_simulate, test_sim_sensitivity)."""
+    path = str(tmp_path / "six.swf")
+    jobs = [(0, 1000, 32), (10, 500, 8), (20, 500, 8), (30, 300, 16), (40, 100, 4),
+            (5000, 200, 2)]
+    with open(path, "w") as f:
+        f.write("; MaxNodes: 32\n; MaxProcs: 32\n")
+        for k, (submit, run, n) in enumerate(jobs):
+            f.write(f"{k + 1} {submit} 0 {run} {n} -1 -1 {n} {run * 2} -1 1 1 1 -1 1 -1 -1 -1\n")
+    return path

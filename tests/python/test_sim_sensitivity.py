@@ -36,17 +36,11 @@ def test_the_summaries():
 
 
 @pytest.fixture
-def run_dir(tmp_path):
+def run_dir(tmp_path, six_job_swf):
     """Six jobs on the 32-node tiny, simulated (as test_simulate): a
     full-machine job 0-1000 s; jobs 2-4 (8+8+16 nodes) start at its end,
     job 5 (4 nodes) when job 4 (300 s) ends, job 6 alone at 5000 s."""
-    path = str(tmp_path / "six.swf")
-    jobs = [(0, 1000, 32), (10, 500, 8), (20, 500, 8), (30, 300, 16), (40, 100, 4),
-            (5000, 200, 2)]
-    with open(path, "w") as f:
-        f.write("; MaxNodes: 32\n; MaxProcs: 32\n")
-        for k, (submit, run, n) in enumerate(jobs):
-            f.write(f"{k + 1} {submit} 0 {run} {n} -1 -1 {n} {run * 2} -1 1 1 1 -1 1 -1 -1 -1\n")
+    path = six_job_swf
     assert simulate.main(["--cluster", "tiny", "--log", path, "--policy", "default1905",
                           "--root", ROOT, "--results", str(tmp_path / "runs")]) == 0
     (run_id,) = os.listdir(tmp_path / "runs")

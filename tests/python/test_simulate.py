@@ -16,17 +16,10 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 
 
 @pytest.fixture
-def log(tmp_path):
-    """Six jobs for the 32-node tiny: a full-machine job first, so the
-    others wait for it (SWF, one core per node)."""
-    path = str(tmp_path / "six.swf")
-    jobs = [(0, 1000, 32), (10, 500, 8), (20, 500, 8), (30, 300, 16), (40, 100, 4),
-            (5000, 200, 2)]
-    with open(path, "w") as f:
-        f.write("; MaxNodes: 32\n; MaxProcs: 32\n")
-        for k, (submit, run, n) in enumerate(jobs):
-            f.write(f"{k + 1} {submit} 0 {run} {n} -1 -1 {n} {run * 2} -1 1 1 1 -1 1 -1 -1 -1\n")
-    return path
+def log(six_job_swf):
+    """conftest's six jobs for the 32-node tiny: a full-machine job first,
+    so the others wait for it."""
+    return six_job_swf
 
 
 @pytest.mark.skipif(not os.access(os.path.join(build_dir(ROOT), "tb-sim"), os.X_OK),
