@@ -17,8 +17,8 @@ and balanced (Alg. 2) room to differ (ICPP-W 2020, Sec. 4; plugins/lib):
 - open:       the rest: partly free leaves compete, sorted by Eq. 1 ratio
               (greedy) or free count (balanced, in powers of two).
 
-With --alloc <tb-alloc> it also runs greedy, balanced, adaptive and
-default1905 on each rebuilt state (tb-alloc's state mode) and counts the
+With --alloc <tb-alloc> it also runs the library's policies (ICPP-W's
+among them) on each rebuilt state (tb-alloc's state mode) and counts the
 starts where their node sets differ, per class, and how many rebuilt
 states give the run's own policy the nodes it took (a check of the
 rebuild: jobs that start at the same second are taken in sim.tsv's
@@ -42,7 +42,6 @@ from workloads.cluster_defs import expand_hostlist
 from .run_dir import ReportError
 
 CLASSES = ("one leaf", "exact", "whole tie", "open")
-COMPARED = ("greedy", "balanced", "adaptive", "default1905")
 
 
 def read_run(run_dir, started=None):
@@ -170,7 +169,7 @@ def alloc_sets(tb_alloc, topology, nodes, comm, pattern, busy, busy_comm,
     sets = {}
     for line in out.splitlines():
         policy, _, picked = line.partition(" ")
-        if policy in COMPARED:
+        if picked:
             sets[policy] = frozenset(picked.split(","))
     return sets
 
@@ -306,7 +305,7 @@ def main(argv=None):
             d = differ[(x, y)]
             print(f"{x} vs {y}: other nodes at {sum(d.values())} starts ("
                   + ", ".join(f"{c} {d[c]}" for c in CLASSES) + ")")
-        print("where greedy and balanced part, adaptive takes: " + ", ".join(
+        print("adaptive's pick where greedy and balanced part: " + ", ".join(
             f"{side}'s {sum(differ[('adaptive takes', side)].values())} "
             f"(communication-intensive "
             f"{differ[('adaptive takes', side)]['comm']})"
