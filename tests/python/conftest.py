@@ -3,6 +3,7 @@ make test in the tools image). They test the workloads and metrics
 packages' functions without a cluster; what drives a cluster or the
 command line stays in the bats suites (tests/*.bats)."""
 
+import json
 import os
 import time
 
@@ -62,3 +63,30 @@ def six_job_swf(tmp_path):
         for k, (submit, run, n) in enumerate(jobs):
             f.write(f"{k + 1} {submit} 0 {run} {n} -1 -1 {n} {run * 2} -1 1 1 1 -1 1 -1 -1 -1\n")
     return path
+
+
+@pytest.fixture
+def twin_of_emulation(tmp_path):
+    """ENGINE=both's second half on a twin run standing in for an
+    emulation: its report written, its engine fields dropped (so
+    sim_validate takes it for an emulated run), then the twin re-runs its
+    plan into tmp_path/twin. Returns the twin run's directory
+    (test_simulate, test_bf_window)."""
+    from metrics.report import report
+    from workloads import sim_validate
+
+    def validate(emu, root):
+        report(emu, None, os.path.join(emu, "topology.json"))
+        with open(os.path.join(emu, "manifest.json")) as f:
+            m = json.load(f)
+        for k in ("engine", "simulated", "sim"):
+            m.pop(k)
+        with open(os.path.join(emu, "manifest.json"), "w") as f:
+            json.dump(m, f)
+        twin = tmp_path / "twin"
+        assert sim_validate.main(["--run-dir", emu, "--root", root,
+                                  "--results", str(twin)]) == 0
+        (twin_id,) = os.listdir(twin)
+        return twin / twin_id
+
+    return validate

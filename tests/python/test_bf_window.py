@@ -212,12 +212,10 @@ def test_the_tables_name_a_set_window_and_mixed_runs_and_stay_silent_otherwise()
 
 @pytest.mark.skipif(not os.access(os.path.join(build_dir(ROOT), "tb-sim"), os.X_OK),
                     reason="tb-sim not built (make -C plugins tools)")
-def test_the_twin_of_an_emulation_run_takes_the_runs_window(tmp_path):
+def test_the_twin_of_an_emulation_run_takes_the_runs_window(tmp_path, twin_of_emulation):
     """ENGINE=both and make simulate RUN=: the twin re-runs an emulation's
     plan (here a twin run standing in for it, its engine fields dropped)
     with the window its manifest records, not the default."""
-    from metrics.report import report
-    from workloads import sim_validate
     path = str(tmp_path / "two.swf")
     with open(path, "w") as f:
         f.write("; MaxNodes: 32\n; MaxProcs: 32\n")
@@ -228,17 +226,7 @@ def test_the_twin_of_an_emulation_run_takes_the_runs_window(tmp_path):
                           "--root", ROOT, "--results", str(runs), "--bf-window", "43200"]) == 0
     (run_id,) = os.listdir(runs)
     emu = str(runs / run_id)
-    report(emu, None, os.path.join(emu, "topology.json"))
-    with open(os.path.join(emu, "manifest.json")) as f:
-        m = json.load(f)
-    for k in ("engine", "simulated", "sim"):
-        m.pop(k)
-    with open(os.path.join(emu, "manifest.json"), "w") as f:
-        json.dump(m, f)
-    twin = tmp_path / "twin"
-    assert sim_validate.main(["--run-dir", emu, "--root", ROOT, "--results", str(twin)]) == 0
-    (twin_id,) = os.listdir(twin)
-    with open(twin / twin_id / "manifest.json") as f:
+    with open(twin_of_emulation(emu, ROOT) / "manifest.json") as f:
         t = json.load(f)
     assert t["bf_window_min"] == 43200
     assert "--bf-window 2592000 " in t["sim"]["command"]

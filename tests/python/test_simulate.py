@@ -132,13 +132,12 @@ def test_limits_none_runs_on_the_twin_as_slurm_records_no_limit(log, tmp_path):
 
 @pytest.mark.skipif(not os.access(os.path.join(build_dir(ROOT), "tb-sim"), os.X_OK),
                     reason="tb-sim not built (make -C plugins tools)")
-def test_a_core_level_prefill_run_validates_on_the_twin(tmp_path):
+def test_a_core_level_prefill_run_validates_on_the_twin(tmp_path, twin_of_emulation):
     """make simulate RUN= on a core-level run with PREFILL (as
     treematch-curie's): a twin run standing in for the emulation's (its
     engine fields dropped) is re-run from its own plan.tsv and compared;
     the same plan on the same twin differs in nothing. The first set (log
     job 1, whole nodes) fills tiny; the window's jobs of cores follow."""
-    from workloads import sim_validate
     path = str(tmp_path / "cores.swf")
     with open(path, "w") as f:
         f.write("; MaxNodes: 32\n; MaxProcs: 128\n")
@@ -153,17 +152,7 @@ def test_a_core_level_prefill_run_validates_on_the_twin(tmp_path):
     with open(os.path.join(emu, "plan.tsv")) as f:
         plan = list(csv.DictReader(f, delimiter="\t"))
     assert [(p["prefill"], p["ranks"]) for p in plan] == [("1", "0"), ("0", "2"), ("0", "4")]
-    report(emu, None, os.path.join(emu, "topology.json"))
-    with open(os.path.join(emu, "manifest.json")) as f:
-        m = json.load(f)
-    for k in ("engine", "simulated", "sim"):
-        m.pop(k)
-    with open(os.path.join(emu, "manifest.json"), "w") as f:
-        json.dump(m, f)
-    twin = tmp_path / "twin"
-    assert sim_validate.main(["--run-dir", emu, "--root", ROOT, "--results", str(twin)]) == 0
-    (twin_id,) = os.listdir(twin)
-    with open(twin / twin_id / "validation.json") as f:
+    with open(twin_of_emulation(emu, ROOT) / "validation.json") as f:
         v = json.load(f)
     by = {r["metric"]: r for r in v["metrics"]}
     assert by["makespan_s"]["emulation"] > 1000
