@@ -433,6 +433,15 @@ ReturnToService=2
 {timeout_lines}KillWait=5
 InactiveLimit=0
 PropagateResourceLimits=NONE
+# A job's user environment from the front end's cache file only
+# (<StateSaveLocation>/env_cache/<user>, which the emulator's entrypoint
+# writes), never from `su - <user>` run in clone(CLONE_NEWPID|CLONE_NEWNS):
+# an emulator container has no CAP_SYS_ADMIN, Docker refuses the clone
+# (EPERM) and slurmd dies, fatal("clone: %m") (Slurm 24.11.5
+# src/common/env.c:2287, 2342-2356). sbatch asks for that environment on
+# --get-user-env and on every --export but ALL and NIL: NONE or a list,
+# even ALL,NAME=value (src/sbatch/sbatch.c:446-458). docs/cluster.md.
+GetEnvTimeout=0
 # Replays compress time: schedule at once and often, keep few finished jobs.
 # A job whose BeginTime passes changes no state, so backfill (which runs
 # only after a change) misses it and only the periodic main pass starts

@@ -59,6 +59,48 @@ setup() { load helpers; }
 	assert_equal "$(jq -r '.jobs[0].name' <<<"$output")" sleeper
 }
 
+# emu1's container id: empty when it is not running (its entrypoint ends
+# the container when any of its slurmd daemons exits).
+emu1() {
+	docker ps -q --filter "label=com.docker.compose.project=$TESTBED_PROJECT" \
+		--filter label=com.docker.compose.service=emu1
+}
+
+# --export other than ALL (a list, NONE) makes Slurm load the user's login
+# environment on the front end; in a container slurmd died on it, "fatal:
+# clone: Operation not permitted" (docs/cluster.md, "A job's environment";
+# tests/python/test_env_cache.py). GetEnvTimeout=0 reads it from the cache
+# the entrypoint writes.
+@test "sbatch --export=ALL,NAME=value and --export=NONE run, and every front end stays up" {
+	local emu all none frontends
+	emu=$(emu1)
+	[ -n "$emu" ] || fail "emu1 is not running"
+	run docker exec "$emu" grep -c '^PATH=' /var/spool/slurmctld/env_cache/root
+	assert_output 1
+	all=$(make -s -C "$ROOT" exec CMD="sbatch --parsable -N 1 --export=ALL,TB_X=1 -o /tmp/export-%j.out --wrap='echo TB_X=\$TB_X'")
+	[[ "$all" =~ ^[0-9]+$ ]] || fail "sbatch --export=ALL,TB_X=1: $all"
+	none=$(make -s -C "$ROOT" exec CMD="TB_X=1 sbatch --parsable -N 1 --export=NONE -o /tmp/export-%j.out --wrap='echo LOGNAME=\$LOGNAME TB_X=\$TB_X'")
+	[[ "$none" =~ ^[0-9]+$ ]] || fail "sbatch --export=NONE: $none"
+	wait_for 120 job_completed "$all" || fail "job $all (--export=ALL,TB_X=1) did not complete: $(job_state "$all")"
+	wait_for 120 job_completed "$none" || fail "job $none (--export=NONE) did not complete: $(job_state "$none")"
+	# The variable arrived; NONE left it out and gave root's login
+	# environment (LOGNAME: su - sets it, Slurm does not).
+	run docker exec "$emu" cat "/tmp/export-$all.out"
+	assert_output "TB_X=1"
+	run docker exec "$emu" cat "/tmp/export-$none.out"
+	assert_output "LOGNAME=root TB_X="
+	# Every front end's slurmd still runs, and Slurm sees none down.
+	[ "$(emu1)" = "$emu" ] || fail "emu1 is no longer running"
+	frontends=$(sed -n 's/^FRONTENDS=//p' "$(cluster_dir tiny)/cluster.env")
+	run docker exec "$emu" pgrep -c -x slurmd
+	assert_output "$frontends"
+	run make -s -C "$ROOT" exec CMD='scontrol -o show frontend'
+	assert_success
+	[ "$(grep -c '^FrontendName=' <<<"$output")" = "$frontends" ] || fail "$output"
+	# DOWN, DRAIN, or * (not responding) after any state.
+	refute_output --regexp 'State=[A-Z_+]*(DOWN|DRAIN|\*)'
+}
+
 @test "make up while tiny is up names it for another cluster" {
 	run make -s -C "$ROOT" up CLUSTER=curie
 	assert_failure

@@ -205,9 +205,15 @@ class Batches:
 
     def submit(self, batch, i):
         name = f"{self.a.name}:b{batch}:i{i}"
-        # In the environment sbatch exports: an explicit --export=ALL,K=V
-        # list made the front end's slurmd die at the launch here
-        # ("fatal: clone: Operation not permitted"), twice.
+        # In the environment sbatch exports (its default --export=ALL). An
+        # explicit --export=ALL,K=V list made the front end's slurmd die
+        # at the launch here ("fatal: clone: Operation not permitted"),
+        # twice: any --export but ALL/NIL implies --get-user-env
+        # (sbatch.c:446-458, Slurm 24.11.5), for which slurmd runs `su -`
+        # in clone(CLONE_NEWPID|CLONE_NEWNS), refused (EPERM) in a
+        # container without CAP_SYS_ADMIN, and fatal (env.c:2354-2355).
+        # GetEnvTimeout=0 and the emulators' env cache now avoid the
+        # clone (docs/cluster.md, "A job's environment").
         env = f"TB_TOFA_BATCH={batch} TB_TOFA_INSTANCE={i} TB_TOFA_T0={self.a.t0:g}"
         # The runtime model's input (T = T0 ((1-f) + f C/C0), the
         # controller's TESTBED_RUNTIME_SCALED): the study's comment,

@@ -120,6 +120,43 @@ seed_config_lite() {
 	log "fresh state: $file names $type, so slurmctld sends no per-node DBD_NODE_STATE at each registration"
 }
 
+# A job that asks for its user's login environment (sbatch --get-user-env,
+# or any --export but ALL and NIL: NONE or a list, even ALL,NAME=value;
+# Slurm 24.11.5 src/sbatch/sbatch.c:446-458) makes the front end's slurmd
+# run `su - <user>` in clone(CLONE_NEWPID|CLONE_NEWNS), which Docker
+# refuses a container without CAP_SYS_ADMIN (EPERM), and slurmd dies on it:
+# fatal("clone: %m") (src/common/env.c:2342-2356; _get_user_env,
+# src/slurmd/slurmd/req.c:2129). slurm.conf's GetEnvTimeout=0
+# (emulated-clusters/generate.py) makes slurmd read the environment from
+# <StateSaveLocation>/env_cache/<user> instead (env.c:2287, 2050-2064).
+# This writes that file with what the clone's child would have printed:
+# the same command, `su - <user> -c "<slurmstepd> getenv"` with only
+# ENVIRONMENT=BATCH in its environment (env.c:2151, 2295-2304, 2321; our
+# build has no LOAD_ENV_NO_LOGIN), without the new namespaces. Not fatal:
+# without the file, such a job runs with the environment its submitter
+# exported and the front end logs "Unable to get user's local environment"
+# (req.c:2130-2135).
+write_env_cache() {
+	local conf=$1 user=$2 dir file tmp su getenv
+	dir=$(sed -n 's/^StateSaveLocation=//p' "$conf" | tail -n 1)
+	[ -n "$dir" ] || return 0
+	file=$dir/env_cache/$user
+	tmp=$file.testbed
+	su=$(command -v su) || su=""
+	if getenv=$(command -v slurmstepd); then
+		getenv+=" getenv"
+	else
+		getenv=/usr/bin/env
+	fi
+	if [ -n "$su" ] && mkdir -p "$dir/env_cache" 2>/dev/null &&
+		env -i ENVIRONMENT=BATCH "$su" - "$user" -c "$getenv" >"$tmp" 2>/dev/null &&
+		grep -q '^PATH=' "$tmp" && mv -f "$tmp" "$file"; then
+		return 0
+	fi
+	rm -f "$tmp" 2>/dev/null || true
+	log "could not write $file (su - $user -c '$getenv'): a job of $user that asks for its login environment (sbatch --export other than ALL, --get-user-env) runs with the exported one only"
+}
+
 # Starts every front end at once (they register independently), then waits:
 # the first daemon to exit takes the container down, naming itself and
 # showing the end of its log.
@@ -127,6 +164,8 @@ run_emulator() {
 	local fe pid status
 	declare -A fe_of
 	[ "$#" -gt 0 ] || { log "no front ends given"; exit 2; }
+	# The testbed submits as root (make exec, the drivers).
+	write_env_cache /etc/slurm/slurm.conf root
 	for fe in "$@"; do
 		mkdir -p "/var/spool/slurmd/$fe"
 		slurmd -D -N "$fe" &
