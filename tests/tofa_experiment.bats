@@ -19,8 +19,8 @@ setup() {
 
 @test "tofa-smoke: both runs finish and the table has our rows and the paper's" {
 	run cat "$EXP_DIR/table.md"
-	assert_output --partial "| lammps-64 | torus64 | default | 2 | 0.1070 | 1.0000 | 300.0 |"
-	assert_output --partial "| lammps-64 | torus64 | scotch0 | 2 | 0.1070 |"
+	assert_output --partial "| lammps-64 | torus64 | default | 2 | 0.2937 | 1.0000 | 300.0 |"
+	assert_output --partial "| lammps-64 | torus64 | scotch0 | 2 | 0.2937 |"
 	assert_output --partial "| lammps-64 | torus64 | below_pct | default | 0.0 |"
 	refute_output --partial "did not follow the TOFA model"
 }
@@ -30,13 +30,13 @@ setup() {
 	for sacct in "$EXP_DIR"/runs/*/sacct.json; do
 		run jq -r '.jobs[].comment.administrator' "$sacct"
 		assert_output --partial ";runtime_model=tofa;"
-		# runtime_scaled from the record's own C and C0, f = 0.107
+		# runtime_scaled from the record's own C and C0, f = 0.2937 (tofa-f.tsv)
 		run jq -r '.jobs[].comment.administrator
 			| capture("runtime_scaled=(?<s>[0-9.e+]+);.*tofa_hops=(?<h>[0-9.e+]+);.*tofa_c0=(?<c>[0-9.e+]+)")
 			| [.s, .h, .c] | @tsv' "$sacct"
 		assert_success
 		[ -n "$output" ] || fail "no record with runtime_scaled, tofa_hops and tofa_c0 in $sacct"
-		awk -F'\t' '{want = 300 * (0.893 + 0.107 * $2 / $3); d = $1 - want;
+		awk -F'\t' '{want = 300 * (0.7063 + 0.2937 * $2 / $3); d = $1 - want;
 			if (d > 0.01 || d < -0.01) {print "scaled " $1 ", model " want; exit 1}}' <<<"$output" ||
 			fail "a runtime off the model"
 	done

@@ -72,7 +72,7 @@ OPTION_VALUES = {
     # TOFA (plugins/lib/options.h)
     "mapper": ("scotch", "exact"), "penalty": ("101", "100"),
     "fallback": ("all", "window"), "scotch0": ("window", "machine"),
-    "scotch_arch": ("build2", "build0"), "scotch_strat": ("quality", "default"),
+    "scotch_arch": ("build0", "build2"), "scotch_strat": ("quality", "default"),
 }
 
 

@@ -24,7 +24,7 @@ changes the fitted figure's C / C0, so it must change f too. Nothing is
 fitted on any other figure.
 
     python3 -m workloads.tofa_model fig3a|table1|resilience|all \
-        [--options "scotch_arch=build0"] [--refit] [--work DIR]
+        [--options "scotch_arch=build2"] [--refit] [--work DIR]
 """
 
 import argparse

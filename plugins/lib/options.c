@@ -28,7 +28,7 @@ static const struct option_key keys[N_KEYS] = {
 	[KEY_PENALTY] = { "penalty", { "101", "100" } },
 	[KEY_FALLBACK] = { "fallback", { "all", "window" } },
 	[KEY_SCOTCH0] = { "scotch0", { "window", "machine" } },
-	[KEY_SCOTCH_ARCH] = { "scotch_arch", { "build2", "build0" } },
+	[KEY_SCOTCH_ARCH] = { "scotch_arch", { "build0", "build2" } },
 	[KEY_SCOTCH_STRAT] = { "scotch_strat", { "quality", "default" } },
 };
 
@@ -45,7 +45,7 @@ static int get(const struct tb_options *o, int key)
 	case KEY_PENALTY: return o->penalty == TB_PENALTY_100;
 	case KEY_FALLBACK: return o->fallback == TB_FALLBACK_WINDOW;
 	case KEY_SCOTCH0: return o->scotch0 == TB_SCOTCH0_MACHINE;
-	case KEY_SCOTCH_ARCH: return o->scotch_arch == TB_SCOTCH_ARCH_BUILD0;
+	case KEY_SCOTCH_ARCH: return o->scotch_arch == TB_SCOTCH_ARCH_BUILD2;
 	case KEY_SCOTCH_STRAT: return o->scotch_strat == TB_SCOTCH_STRAT_DEFAULT;
 	default: return (int)o->ranks;
 	}
@@ -85,8 +85,8 @@ static void set(struct tb_options *o, int key, int v)
 		o->scotch0 = v ? TB_SCOTCH0_MACHINE : TB_SCOTCH0_WINDOW;
 		break;
 	case KEY_SCOTCH_ARCH:
-		o->scotch_arch = v ? TB_SCOTCH_ARCH_BUILD0 :
-				     TB_SCOTCH_ARCH_BUILD2;
+		o->scotch_arch = v ? TB_SCOTCH_ARCH_BUILD2 :
+				     TB_SCOTCH_ARCH_BUILD0;
 		break;
 	case KEY_SCOTCH_STRAT:
 		o->scotch_strat = v ? TB_SCOTCH_STRAT_DEFAULT :
@@ -113,7 +113,7 @@ struct tb_options tb_options_default(void)
 		.penalty = TB_PENALTY_101,
 		.fallback = TB_FALLBACK_ALL,
 		.scotch0 = TB_SCOTCH0_WINDOW,
-		.scotch_arch = TB_SCOTCH_ARCH_BUILD2,
+		.scotch_arch = TB_SCOTCH_ARCH_BUILD0,
 		.scotch_strat = TB_SCOTCH_STRAT_QUALITY,
 	};
 

@@ -79,13 +79,19 @@
  *                        graph "is given as input to Scotch, along with a
  *                        representation of the platform". tofa is not
  *                        affected (Table 1's column is TOFA).
- *   scotch_arch=build2|build0  how ScotchExtract(H, S) (Listing 1.1
+ *   scotch_arch=build0|build2  how ScotchExtract(H, S) (Listing 1.1
  *                        l. 14) builds the target of the listed nodes of
- *                        H: SCOTCH_archBuild2 (Scotch 7's multilevel
- *                        decomposition), or SCOTCH_archBuild0, recursive
- *                        bipartitioning with Scotch's default strategy:
- *                        what Scotch 6 (2012-2021, the paper's time) had
- *                        as SCOTCH_archBuild, the call behind amk_grf -l.
+ *                        H: SCOTCH_archBuild0, recursive bipartitioning
+ *                        with Scotch's default strategy, what Scotch 6
+ *                        (2012-2021) had as SCOTCH_archBuild, the call
+ *                        behind amk_grf -l; or SCOTCH_archBuild2, Scotch
+ *                        7's multilevel decomposition (new in 7.0, 2022).
+ *                        The paper (Euro-Par 2020 workshops) names
+ *                        neither and could only have run Scotch 6, so
+ *                        build0 is the default: chosen on that version
+ *                        history, not on results (both were compared
+ *                        beforehand: docs/results/2026-11-27-tofa-
+ *                        directions.md).
  *   scotch_strat=quality|default  the strategy ScotchMap (l. 12, 15) maps
  *                        with: SCOTCH_STRATQUALITY | SCOTCH_STRATBALANCE at
  *                        imbalance 0 (one process per node), or Scotch's
@@ -117,7 +123,7 @@ enum tb_mapper { TB_MAPPER_SCOTCH, TB_MAPPER_EXACT };
 enum tb_penalty { TB_PENALTY_101, TB_PENALTY_100 };
 enum tb_tofa_fallback { TB_FALLBACK_ALL, TB_FALLBACK_WINDOW };
 enum tb_scotch0_scope { TB_SCOTCH0_WINDOW, TB_SCOTCH0_MACHINE };
-enum tb_scotch_arch { TB_SCOTCH_ARCH_BUILD2, TB_SCOTCH_ARCH_BUILD0 };
+enum tb_scotch_arch { TB_SCOTCH_ARCH_BUILD0, TB_SCOTCH_ARCH_BUILD2 };
 enum tb_scotch_strat { TB_SCOTCH_STRAT_QUALITY, TB_SCOTCH_STRAT_DEFAULT };
 
 struct tb_options {
@@ -149,7 +155,8 @@ int tb_options_parse(const char *text, struct tb_options *o, char *err,
 
 /* "eq3=pair ratio=eq1 fit=bestfit split=halve denominator=default1905
  * ranks=taken adaptive_tie=balanced mapper=scotch penalty=101
- * fallback=all scotch0=window scotch_arch=build2 scotch_strat=quality"; returns what snprintf returns. */
+ * fallback=all scotch0=window scotch_arch=build0 scotch_strat=quality"; returns
+ * what snprintf returns. */
 int tb_options_format(const struct tb_options *o, char *buf, size_t len);
 
 #endif

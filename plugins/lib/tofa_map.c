@@ -292,16 +292,17 @@ enum tb_status tb_tofa_map_scotch(const struct tb_topology *t,
 		goto out;
 	/* ScotchExtract(H, S), l. 14: the target architecture of the listed
 	 * nodes of H, their distances H's (options.h, scotch_arch=).
-	 * build2 (Scotch 7's multilevel decomposition): archBuild0 mapped a
-	 * chain onto a window of a ring of 8 at cost 5 where 3 is best.
-	 * build0: recursive bipartitioning, Scotch's default strategy, the
-	 * SCOTCH_archBuild of Scotch 6 (the paper's time; Scotch 7 added
-	 * archBuild2): on the experiments' graphs its maps have 14 to 36 %
-	 * fewer hop-bytes (docs/results/2026-11-27-tofa-directions.md). */
-	if (arch_kind == TB_SCOTCH_ARCH_BUILD0) {
-		if (SCOTCH_archBuild0(&arch, &hc, nc, list, &astrat))
+	 * build0, the default: recursive bipartitioning with Scotch's
+	 * default strategy, the SCOTCH_archBuild of Scotch 6, the only
+	 * Scotch of the paper's time (Scotch 7.0, 2022, added archBuild2);
+	 * chosen on that history, not on results. build2: Scotch 7's
+	 * multilevel decomposition. On the experiments' graphs build0's
+	 * maps have 14 to 36 % fewer hop-bytes, but not everywhere
+	 * (docs/results/2026-11-27-tofa-directions.md). */
+	if (arch_kind == TB_SCOTCH_ARCH_BUILD2) {
+		if (SCOTCH_archBuild2(&arch, &hc, nc, list))
 			goto out;
-	} else if (SCOTCH_archBuild2(&arch, &hc, nc, list)) {
+	} else if (SCOTCH_archBuild0(&arch, &hc, nc, list, &astrat)) {
 		goto out;
 	}
 	/* ScotchMap(G, H_S), l. 15: one process per node, strict balance

@@ -46,12 +46,30 @@ def test_direction_says_tie_when_ours_rounds_to_one():
 
 
 def test_fit_rules_give_tofa_f_tsv_back_from_its_own_numbers():
-    # tofa-f.tsv's comment: scotch0's C/C0 4.19011e10 / 9.105e10, tofa's
-    # 5.20373e9 / 2.25933e9 on 8x8x8.
+    # tofa-f.tsv's comment (scotch_arch=build0, the default): scotch0's
+    # C/C0 3.62388e10 / 9.105e10, tofa's 3.33237e9 / 2.25933e9 on 8x8x8.
     f = tofa_model.read_f()
-    assert tofa_model.fit_fig3a(4.19011e10 / 9.105e10) == pytest.approx(f["npb-dt-c-85"], abs=5e-5)
-    assert tofa_model.fit_table1(5.20373e9 / 2.25933e9) == pytest.approx(f["lammps-256"], abs=5e-5)
+    assert tofa_model.fit_fig3a(3.62388e10 / 9.105e10) == pytest.approx(f["npb-dt-c-85"], abs=5e-5)
+    assert tofa_model.fit_table1(3.33237e9 / 2.25933e9) == pytest.approx(f["lammps-256"], abs=5e-5)
     assert tofa_model.runtime(0.5, 0.5) == pytest.approx(0.75)
+
+
+def test_tofa_f_tsv_is_fitted_under_the_librarys_default_options(tmp_path):
+    # The real tb-alloc, no option word: the two fitted figures' C/C0
+    # give tofa-f.tsv's f back. Fails if the library's default Scotch
+    # call (scotch_arch=) changes without f being refitted.
+    tool = os.path.join(tofa_model.build_dir(tofa_model.ROOT), "tb-alloc")
+    if not os.access(tool, os.X_OK):
+        pytest.skip("tb-alloc is not built (make -C plugins tools)")
+    f = tofa_model.read_f()
+    work = str(tmp_path)
+    for graph, n, subject, fit in (("npb-dt-c-85", 85, "scotch0", tofa_model.fit_fig3a),
+                                   ("lammps-256", 256, "tofa", tofa_model.fit_table1)):
+        g = tofa_model.edges(os.path.join(tofa_model.GRAPHS, graph + ".matrix"))
+        text = tofa_model.scenario((8, 8, 8), g, n)
+        c0 = tofa_model.place(work, graph, text, "default", "")["hops"]
+        c = tofa_model.place(work, graph, text, subject, "")["hops"]
+        assert fit(c / c0) == pytest.approx(f[graph], abs=5e-5), graph
 
 
 FAKE = """#!/bin/sh
