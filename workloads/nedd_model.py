@@ -174,6 +174,12 @@ def seed_of(item, tag):
 
 def factor(work, text, policy, options):
     """tb-alloc --pressure's runtime_factor for the policy's placement."""
+    return pressures(work, text, policy, options)[2]
+
+
+def pressures(work, text, policy, options):
+    """tb-alloc --pressure's (U, G, runtime_factor) for the policy's
+    placement."""
     path = os.path.join(work, "decision.scenario")
     with open(path, "w", encoding="utf-8") as f:
         f.write(text)
@@ -184,11 +190,11 @@ def factor(work, text, policy, options):
     words = dict(w.partition("=")[::2] for w in r.stdout.split()[1:] if "=" in w)
     if r.returncode != 0 or "runtime_factor" not in words:
         raise ModelError(f"{' '.join(cmd)}: {r.stderr.strip() or r.stdout.strip()}")
-    return float(words["runtime_factor"])
+    return tuple(float(words[k]) for k in ("pressure_u", "pressure_g", "runtime_factor"))
 
 
 def model(layout, options, apps, reps, work, workloads_dir):
-    """{app: {strategy: [factor per repetition]}}."""
+    """{app: {strategy: [(U, G, factor) per repetition]}}."""
     d = parse_definition(DEFINITION)
     params = d.params_of(layout)
     seed = params.get("SEED", "0")
@@ -219,14 +225,14 @@ def model(layout, options, apps, reps, work, workloads_dir):
             text = scenario(machine, lanes[k], congestor, start, background, app,
                             setup[2], seed_of(app, tag))
             for p in STRATEGIES:
-                out[app][p].append(factor(work, text, p, options))
+                out[app][p].append(pressures(work, text, p, options))
     return out, path
 
 
 def table(result, t0):
     """The markdown rows: per application and for the sensitive ones,
     NeDD's improvement against each strategy (L152) and over the three."""
-    mean = {a: {p: {"mean": t0 * statistics.fmean(v)} for p, v in s.items()}
+    mean = {a: {p: {"mean": t0 * statistics.fmean(x[2] for x in v)} for p, v in s.items()}
             for a, s in result.items()}
     rows = ["| application | " + " | ".join(f"T0 x mean factor, {p}" for p in STRATEGIES)
             + " | vs Random (%) | vs Low-Stall (%) | vs Fewer-Router (%) | mean of the three (%) |",
@@ -239,6 +245,19 @@ def table(result, t0):
                  for p in STRATEGIES]
         rows.append(f"| {label} | " + " | ".join(cells) + " | "
                     + " | ".join(f"{x:.1f}" for x in imp) + f" | {statistics.fmean(imp):.1f} |")
+    return rows
+
+
+def pressure_rows(result):
+    """The sensitive applications' mean U and G per strategy: what the
+    runtime model charged each placement (a G + b U)."""
+    sens = [a for a in result if a in SENSITIVE]
+    rows = ["| strategy | mean U, sensitive | mean G, sensitive |", "|---|---|---|"]
+    for p in STRATEGIES:
+        v = [x for a in sens for x in result[a][p]]
+        if v:
+            rows.append(f"| {p} | {statistics.fmean(x[0] for x in v):.4f} | "
+                        f"{statistics.fmean(x[1] for x in v):.4f} |")
     return rows
 
 
@@ -263,6 +282,8 @@ def main(argv=None):
     print(f"# layout {a.layout}, options '{a.options}', {a.reps} repetitions, "
           f"list {os.path.relpath(path, ROOT)}")
     print("\n".join(table(result, t0)))
+    print()
+    print("\n".join(pressure_rows(result)))
     return 0
 
 

@@ -76,3 +76,15 @@ def test_the_scenario_through_tb_alloc(tmp_path):
     f = nedd_model.factor(str(tmp_path), scenario_text(), "nedd", "")
     assert f > 1
     assert nedd_model.factor(str(tmp_path), scenario_text(), "low-stall", "stall=routed") == f
+
+
+def test_table_and_pressures_read_the_factors():
+    # Two sensitive applications; NeDD 2 and 3 against 4 everywhere: 50 %
+    # and 25 % better, so 37.5 % over the sensitive ones.
+    result = {a: {p: [(0.1, 0.2, f)] for p, f in
+                  zip(nedd_model.STRATEGIES, (nedd_f, 4, 4, 4))}
+              for a, nedd_f in (("miniMD", 2), ("MILC", 3))}
+    rows = nedd_model.table(result, 100)
+    assert rows[2] == "| miniMD | 200.0 | 400.0 | 400.0 | 400.0 | 50.0 | 50.0 | 50.0 | 50.0 |"
+    assert rows[-1] == "| sensitive | 250.0 | 400.0 | 400.0 | 400.0 | 37.5 | 37.5 | 37.5 | 37.5 |"
+    assert nedd_model.pressure_rows(result)[2] == "| nedd | 0.1000 | 0.2000 |"
