@@ -98,6 +98,7 @@ static const struct tb_test tb_tests[] = {
 	T(test_nedd_routed_grid),
 	T(test_nedd_routed_groups_and_noise),
 	T(test_nedd_routed_option),
+	T(test_nedd_routed_row_then_column),
 	T(test_sim_fifo),
 	T(test_sim_backfill_and_wait),
 	T(test_sim_bf_window),

@@ -204,3 +204,45 @@ void test_nedd_routed_option(void)
 		tb_scenario_free(s);
 	}
 }
+
+/*
+ * Row then column, not column then row: the two differ only where a flow
+ * and its reverse differ, e.g. the congestor's kernel (inj_kernel=1) and
+ * canary (0.1) nodes. GRID's routers; gpcnet on 0 (A), 12, 13 (D): n = 3,
+ * round(2.4) = 2 kernel nodes drawn by the seeded hash. W(A) = x0, W(D) =
+ * x12 + x13; A -> D = W(A) x 2 / 2 via B, D -> A = W(D) x 1 / 2 via C:
+ * L(B) = W(A), L(C) = W(D) / 2 (column first would swap them); L(A) =
+ * L(D) = W(A) + W(D) / 2, each flow at both its ends. A router
+ * missing from a chassis (its slot) carries nothing: with a third chassis
+ * of one router E (slot 0) and a job on E and D (slot 1), E -> D goes via
+ * (E's chassis, slot 1), which has no router: L of A, B, C unchanged.
+ */
+void test_nedd_routed_row_then_column(void)
+{
+	struct tb_scenario *s = scenario(
+		"router A 4 chassis=0 group=0\nrouter B 4 chassis=0 group=0\n"
+		"router C 4 chassis=1 group=0\nrouter D 4 chassis=1 group=0\n"
+		"router E 4 chassis=2 group=0\n"
+		"running nodes=0,12,13 app=gpcnet\n"
+		"running nodes=16,14 inj=1\n"
+		"now 1000\noptions stall=routed\njob nodes=1\n");
+	unsigned char kernel[3];
+	double x[3], wa, wd;
+
+	CHECK_EQ(tb_nedd_congestor_roles(&s->runs[0], kernel), 0);
+	CHECK_EQ(kernel[0] + kernel[1] + kernel[2], 2);
+	for (int k = 0; k < 3; k++)
+		x[k] = kernel[k] ? 1 : 0.1;
+	wa = x[0];
+	wd = x[1] + x[2];
+	CHECK(fabs(wa - wd / 2) > 0.1);	/* the case tells the orders apart */
+	/* The second job: E -> D 1 via nothing, D -> E 1 via (D's chassis,
+	 * E's slot 0) = C. */
+	/* A and D: each flow at both ends. */
+	CHECK_NEAR(s->occ->router_routed[0], wa + wd / 2);	/* A */
+	CHECK_NEAR(s->occ->router_routed[1], wa);		/* B */
+	CHECK_NEAR(s->occ->router_routed[2], wd / 2 + 1);	/* C */
+	CHECK_NEAR(s->occ->router_routed[3], wa + wd / 2 + 2);	/* D */
+	CHECK_NEAR(s->occ->router_routed[4], 2);		/* E */
+	tb_scenario_free(s);
+}
