@@ -82,11 +82,15 @@ NEDD_NUMERIC = ("theta", "window", "stall_g", "stall_noise", "jitter",
                 "inj_kernel", "inj_canary", "inj_unnamed", "seed")
 NEDD_APPS = ("minimd", "lammps", "milc", "hacc", "qmcpack", "hpcg")
 NEDD_UNPROFILED = ("ltr", "htr", "random", "low-stall", "fewer-router")
+# stall=: the stall model (nedd_options.h), the default first.
+NEDD_STALL = ("chassis", "routed")
 
 
 def _nedd_word(key, value):
     if key == "unprofiled":
         return value in NEDD_UNPROFILED
+    if key == "stall":
+        return value in NEDD_STALL
     if key in NEDD_NUMERIC or (key.startswith("inj_") and key[4:].lower() in NEDD_APPS):
         try:
             float(value)

@@ -13,7 +13,32 @@
  *          [now - W, now] that j ran) / W                    (L67-72, L104)
  *   S(r) = (g T(r) + (1 - g) x mean T of the other routers of r's chassis)
  *          x (1 + e), e uniform in [-noise, noise] by a seeded hash of the
- *          router id                                   (ours; L94, L166-174)
+ *          router id              (stall=chassis, ours; L94, L166-174)
+ *   S(r) = L(r) x (1 + e), the same e, L(r) the traffic routed through r
+ *          (stall=routed, ours; L94: "Ntiles ... contain traffic directed
+ *          to/from either the Ptiles of this router or the Ntiles of some
+ *          other routers"; L174: their traffic "always include[s]
+ *          communications with some Ntiles in other routers"):
+ *
+ *   L(r) = sum over flows a -> b (a != b) whose route crosses r of the
+ *          flow's volume. A job's node sends its injection x window share
+ *          spread evenly over the job's other nodes (all-to-all; the paper
+ *          gives no pattern), so the flow from router a to router b of job
+ *          j is W_j(a) n_j(b) / (n_j - 1): W_j(a) the injection of j's
+ *          nodes on a, n_j(b) j's nodes on b. Traffic between two nodes of
+ *          one router stays in its Ptiles and counts nowhere. The route
+ *          (Aries dragonfly, Cori and Theta: a group's routers in rows by
+ *          chassis, all-to-all within a row by green links, and columns by
+ *          slot, all-to-all within a column by black links) is minimal:
+ *          a and b of one chassis or one slot, direct (a, b); else row
+ *          then column, a -> (a's chassis, b's slot) -> b, the middle
+ *          router carrying the flow as transit. Between groups a flow
+ *          counts at a and b only: which routers hold the global links is
+ *          not in the topology, and Cori's adaptive routing (L90) spreads
+ *          them. A router's slot is its rank by id among its chassis'
+ *          routers (cori and theta fill each chassis from its first slot:
+ *          their Aries slot); a router of no group or no chassis (a leaf
+ *          standing for a router) routes every flow as between groups.
  *
  * inj_j is the application's per-node injection (inj_<app>=, its Table I
  * share by default); for the congestor (gpcnet, L122) 80 % of its nodes
@@ -98,11 +123,22 @@ double tb_nedd_unnamed_injection(const struct tb_nedd_options *o,
 int tb_nedd_traffic(const struct tb_topology *t,
 		    const struct tb_nedd_run *runs, int n_runs, double now,
 		    const struct tb_nedd_options *o, double *T);
-/* S per router from T by the stall model; seed draws the noise. 0, or -1
- * when out of memory. */
+/* S per router from T by the stall=chassis model; seed draws the noise.
+ * 0, or -1 when out of memory. */
 int tb_nedd_stall_model(const struct tb_topology *t, const double *T,
 			const struct tb_nedd_options *o, uint64_t seed,
 			double *S);
+/* L per router (stall=routed, above) at time now over opts->window: the
+ * same runs, injections and window shares as tb_nedd_traffic. 0, or -1
+ * when out of memory. */
+int tb_nedd_routed_load(const struct tb_topology *t,
+			const struct tb_nedd_run *runs, int n_runs, double now,
+			const struct tb_nedd_options *o, double *L);
+/* S per router from L by the stall=routed model: L(r) (1 + e), e the
+ * stall=chassis model's noise for the same seed and router. */
+void tb_nedd_stall_routed(const struct tb_topology *t, const double *L,
+			  const struct tb_nedd_options *o, uint64_t seed,
+			  double *S);
 
 /* --- the runtime model (nedd_runtime.c) -------------------------------- */
 

@@ -19,6 +19,13 @@
  *                       the other routers of its chassis
  *   stall_noise=0.2     the stall count's relative noise: a seeded uniform
  *                       factor in [1 - x, 1 + x], 0 <= x < 1 (ours)
+ *   stall=chassis       the stall model (ours, both; L94, L166-174):
+ *                       chassis, the default, is stall_g's blend above;
+ *                       routed counts the traffic routed through the
+ *                       router (its own nodes' sent and received traffic
+ *                       and the transit of other routers' flows over
+ *                       minimal Aries routes, nedd.h), with the same
+ *                       noise; stall_g does not enter it
  *   jitter=0.02         the runtime model's relative noise (ours; the
  *                       issue's "small seeded jitter" that gives
  *                       No-Congestor its band): a job's runtime is
@@ -52,12 +59,20 @@
 /* Table I's six applications and the congestor (nedd_profile.c). */
 #define TB_NEDD_APPS 7
 
+/* stall= (nedd.h): the stall count S from the chassis blend of T, or from
+ * the traffic routed through the router. */
+enum tb_nedd_stall {
+	TB_NEDD_STALL_CHASSIS = 0,
+	TB_NEDD_STALL_ROUTED = 1,
+};
+
 struct tb_nedd_options {
 	double theta;
 	int unprofiled;			/* an enum tb_policy of the family */
 	double window;
 	double stall_g;
 	double stall_noise;
+	int stall;			/* enum tb_nedd_stall */
 	double jitter;
 	double inj_kernel;
 	double inj_canary;
@@ -75,7 +90,8 @@ int tb_nedd_option_word(struct tb_nedd_options *o, const char *w, size_t n,
 			char *err, size_t errlen);
 /* "theta=0.3 unprofiled=fewer-router window=120 stall_g=0.5
  * stall_noise=0.2 jitter=0.02 inj_kernel=1 inj_canary=0.1 seed=0" (inj_<app>
- * words only where they differ from f, inj_unnamed only when not 0);
+ * words only where they differ from f, inj_unnamed only when not 0,
+ * stall only when routed);
  * returns what snprintf returns. */
 int tb_nedd_options_format(const struct tb_nedd_options *o, char *buf,
 			   size_t len);

@@ -108,6 +108,7 @@ void tb_nedd_options_default(struct tb_nedd_options *o)
 	o->window = 120;
 	o->stall_g = 0.5;
 	o->stall_noise = 0.2;
+	o->stall = TB_NEDD_STALL_CHASSIS;
 	o->jitter = 0.02;
 	o->inj_kernel = 1.0;
 	o->inj_canary = 0.1;
@@ -198,6 +199,15 @@ int tb_nedd_option_word(struct tb_nedd_options *o, const char *w, size_t n,
 		return errno || *end ?
 		       bad(err, errlen, w, n, "seed=<n>, 0 to 2^64-1") : 0;
 	}
+	if (KEY("stall")) {
+		if (vn == 7 && !strncmp(v, "chassis", 7))
+			o->stall = TB_NEDD_STALL_CHASSIS;
+		else if (vn == 6 && !strncmp(v, "routed", 6))
+			o->stall = TB_NEDD_STALL_ROUTED;
+		else
+			return bad(err, errlen, w, n, "stall=chassis or routed");
+		return 0;
+	}
 	if (KEY("unprofiled")) {
 		for (size_t i = 0; i < sizeof(strategies) / sizeof(*strategies);
 		     i++) {
@@ -246,6 +256,13 @@ int tb_nedd_options_format(const struct tb_nedd_options *o, char *buf,
 		n = snprintf(used < len ? buf + used : NULL,
 			     used < len ? len - used : 0, " inj_%s=%g",
 			     apps[i].name, o->inj[i]);
+		if (n < 0)
+			return n;
+		used += (size_t)n;
+	}
+	if (o->stall == TB_NEDD_STALL_ROUTED) {
+		n = snprintf(used < len ? buf + used : NULL,
+			     used < len ? len - used : 0, " stall=routed");
 		if (n < 0)
 			return n;
 		used += (size_t)n;

@@ -26,6 +26,7 @@ void tb_occupancy_free(struct tb_occupancy *o)
 	free(o->failure_prob);
 	free(o->router_traffic);
 	free(o->router_stall);
+	free(o->router_routed);
 	free(o->job);
 	free(o->free_cores);
 	free(o);

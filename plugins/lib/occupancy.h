@@ -30,6 +30,9 @@ struct tb_occupancy {
 	 * count S per router, NaN (or the array NULL) where the stall model
 	 * stands in. */
 	double *router_stall;
+	/* NeDD's stall=routed: the load L routed through each router
+	 * (nedd.h), NULL when not computed (0 everywhere). */
+	double *router_routed;
 	/* Optional, for the isolated policy (SC18 paper): per node, the
 	 * index (0..n_jobs-1) of the running job holding it, -1 for none;
 	 * NULL when unknown. Other policies ignore it. */

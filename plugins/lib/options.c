@@ -159,7 +159,7 @@ static int set_word(struct tb_options *o, const char *w, size_t n, char *err,
 			 "penalty, fallback, scotch0, scotch_arch, scotch_strat, "
 			 "NeDD's "
 			 "theta, "
-			 "unprofiled, window, stall_g, stall_noise, jitter, inj_*; "
+			 "unprofiled, window, stall_g, stall_noise, stall, jitter, inj_*; "
 			 "key=value)", (int)n, w);
 	return -1;
 }

@@ -141,7 +141,8 @@ struct tb_options {
 	enum tb_scotch_arch scotch_arch; /* TOFA, ScotchExtract, l. 14 */
 	enum tb_scotch_strat scotch_strat; /* TOFA, ScotchMap, l. 12, 15 */
 	/* The NeDD family's options (nedd_options.h: theta=, unprofiled=,
-	 * window=, stall_g=, stall_noise=, inj_*=), in the same text. */
+	 * window=, stall_g=, stall_noise=, stall=, inj_*=), in the same
+	 * text. */
 	struct tb_nedd_options nedd;
 };
 

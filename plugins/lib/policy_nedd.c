@@ -55,13 +55,23 @@ static int free_in(const struct tb_router *rt, const struct tb_occupancy *o)
 	return n;
 }
 
-/* The stall count of every router: the observed one, else the model's. */
+/* The stall count of every router: the observed one, else the model's
+ * (stall=chassis from T; stall=routed from the occupancy's routed load L,
+ * 0 everywhere when none was computed). */
 static int stalls(const struct tb_topology *t, const struct tb_occupancy *o,
 		  const double *T, const struct tb_job *job,
 		  const struct tb_options *opts, double *S)
 {
-	if (tb_nedd_stall_model(t, T, &opts->nedd, job->seed, S))
-		return -1;
+	if (opts->nedd.stall != TB_NEDD_STALL_ROUTED) {
+		if (tb_nedd_stall_model(t, T, &opts->nedd, job->seed, S))
+			return -1;
+	} else if (o->router_routed) {
+		tb_nedd_stall_routed(t, o->router_routed, &opts->nedd,
+				     job->seed, S);
+	} else {
+		for (int r = 0; r < t->n_routers; r++)
+			S[r] = 0;
+	}
 	for (int r = 0; o->router_stall && r < t->n_routers; r++)
 		if (!isnan(o->router_stall[r]))
 			S[r] = o->router_stall[r];
@@ -80,7 +90,8 @@ static enum tb_status by_routers(const struct tb_topology *t,
 	double *S = NULL;
 
 	if (!t->routers || (o->router_traffic && o->n_routers != nr) ||
-	    (o->router_stall && o->n_routers != nr))
+	    (o->router_stall && o->n_routers != nr) ||
+	    (o->router_routed && o->n_routers != nr))
 		return TB_EINVAL;
 	keys = malloc(sizeof(*keys) * (size_t)(nr ? nr : 1));
 	if (!keys)

@@ -365,7 +365,7 @@ int tb_scenario_parse(const char *text, size_t len, const char *name,
 		      struct tb_scenario **out, char *err, size_t errlen)
 {
 	struct builder b = { .name = name, .err = err, .errlen = errlen };
-	char line[1024], *w[MAX_WORDS];
+	char *line, *w[MAX_WORDS];
 	size_t pos = 0;
 	int rc;
 
@@ -375,16 +375,24 @@ int tb_scenario_parse(const char *text, size_t len, const char *name,
 		free(b.s);
 		return tb_scn_fail(&b, "out of memory");
 	}
+	/* A machine's running job may list thousands of scattered nodes. */
+	line = malloc(TB_SCENARIO_MAX_LINE + 1);
+	if (!line) {
+		tb_scn_fail(&b, "out of memory");
+		goto bad;
+	}
 	b.s->job.comm = 1;
 	b.s->job.pattern = TB_PATTERN_RD;
 	b.s->job.comm_fraction = 0.5;
 	b.s->opts = tb_options_default();
-	while ((rc = tb_next_line(text, len, &pos, line, sizeof(line))) != 0) {
+	while ((rc = tb_next_line(text, len, &pos, line,
+				  TB_SCENARIO_MAX_LINE + 1)) != 0) {
 		int n;
 
 		b.line++;
 		if (rc < 0) {
-			tb_scn_fail(&b, "line longer than %zu bytes", sizeof(line) - 1);
+			tb_scn_fail(&b, "line longer than %d bytes",
+				    TB_SCENARIO_MAX_LINE);
 			goto bad;
 		}
 		n = split(line, w);
@@ -443,12 +451,14 @@ int tb_scenario_parse(const char *text, size_t len, const char *name,
 		tb_scn_fail(&b, "out of memory");
 		goto bad;
 	}
+	free(line);
 	free(b.leaves);
 	free(b.eval);
 	free_running(&b);
 	*out = b.s;
 	return 0;
 bad:
+	free(line);
 	free(b.leaves);
 	free(b.eval);
 	free_running(&b);

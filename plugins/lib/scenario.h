@@ -99,6 +99,9 @@
 #include "topology.h"
 
 #define TB_SCENARIO_MAX_NODES (1 << 20)
+/* The longest line, in bytes (a `running` line of a replayed machine's
+ * job lists its scattered nodes). */
+#define TB_SCENARIO_MAX_LINE (1 << 20)
 #define TB_SCENARIO_MAX_CORES 4096
 
 struct tb_scenario {

@@ -185,7 +185,20 @@ int tb_scn_build_observations(struct builder *b)
 int tb_scenario_observe(struct tb_scenario *s)
 {
 	const struct tb_nedd_run *runs = s->runs;
+	const struct tb_topology *t = s->topo;
 
-	return tb_nedd_traffic(s->topo, runs, s->n_runs, s->now,
-			       &s->opts.nedd, s->occ->router_traffic);
+	/* stall=routed's L, from the same runs (nedd.h); none otherwise. */
+	free(s->occ->router_routed);
+	s->occ->router_routed = NULL;
+	if (s->opts.nedd.stall == TB_NEDD_STALL_ROUTED) {
+		s->occ->router_routed = malloc(sizeof(double) *
+					       (size_t)(t->n_routers ?
+							t->n_routers : 1));
+		if (!s->occ->router_routed ||
+		    tb_nedd_routed_load(t, runs, s->n_runs, s->now,
+					&s->opts.nedd, s->occ->router_routed))
+			return -1;
+	}
+	return tb_nedd_traffic(t, runs, s->n_runs, s->now, &s->opts.nedd,
+			       s->occ->router_traffic);
 }

@@ -100,7 +100,8 @@ extern void commtree_record(const struct commtree_model *md,
 struct tb_job;
 /* T per router into occ (router_traffic) from slurmctld's job records:
  * every running job and every one that ended inside the window, with its
- * application (--comm-app) and nodes. Logs and leaves occ without traffic
+ * application (--comm-app) and nodes; under stall=routed the routed load
+ * L too (router_routed). Logs and leaves occ without traffic (or L)
  * when out of memory. */
 extern void commtree_nedd_observe(const struct commtree_model *md,
 				  struct tb_occupancy *occ,

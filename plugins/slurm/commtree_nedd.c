@@ -2,7 +2,8 @@
  * The NeDD family inside slurmctld: the observations (plugins/lib/nedd.h)
  * from the controller's own job records at decision time, no other daemon
  * (every running job and every job that ended inside the window, with its
- * --comm-app, nodes, start and end), the job's application and seed, and
+ * --comm-app, nodes, start and end; under stall=routed the load routed
+ * through each router too), the job's application and seed, and
  * the record's NeDD fields. A job naming no application is silent unless
  * inj_unnamed= is set (a background log's jobs, tb_nedd_unnamed_injection).
  */
@@ -123,6 +124,19 @@ extern void commtree_nedd_observe(const struct commtree_model *md,
 	} else {
 		error("topology/commtree: NeDD traffic: out of memory; every router counts as idle");
 		free(T);
+	}
+	/* stall=routed: the load routed through each router, from the same
+	 * records (plugins/lib/nedd.h); malloc as T. */
+	if (opts->nedd.stall == TB_NEDD_STALL_ROUTED && occ->router_traffic) {
+		double *L = malloc(sizeof(double) * t->n_routers);
+
+		if (L && !tb_nedd_routed_load(t, c.runs, c.n, (double) c.now,
+					      &opts->nedd, L)) {
+			occ->router_routed = L;
+		} else {
+			error("topology/commtree: NeDD routed load: out of memory; every router's stall count is 0");
+			free(L);
+		}
 	}
 	for (int j = 0; j < c.n; j++)
 		xfree(c.runs[j].nodes);

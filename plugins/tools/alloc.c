@@ -24,6 +24,13 @@
  *
  *   ltr R1:4 R2:2 nodes=4-9
  *
+ * and, with --pressure, when the job names an application of NeDD's
+ * profile table, the runtime model's inputs and factor of that placement
+ * (nedd_runtime.c, as the Slurm plugin's record; no jitter):
+ *
+ *   ltr R3:4 R5:1 nodes=12-15,20 pressure_u=0 pressure_g=7.945375
+ *       runtime_factor=2.2537325          (examples/nedd-window.scenario)
+ *
  * With an 'eval' line, prints the cost of that allocation instead.
  *
  * A job of ranks (`job ranks=`, `pair` lines: TreeMatch, IJHPCA 2018;
@@ -72,6 +79,7 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: tb-alloc <scenario> [<policy>|all] [--options <words>]\n"
+		"                [--pressure]\n"
 		"       tb-alloc --topology <json> [--busy <names>]\n"
 		"                [--busy-comm <names>]\n"
 		"                --job nodes=<n>[,comm=0|1,pattern=<p>,app=<a>,\n"
@@ -86,8 +94,9 @@ static void usage(void)
 		"         split=halve|pow2 denominator=default1905|default\n"
 		"         ranks=taken|index|authors adaptive_tie=balanced|greedy\n"
 		"         NeDD: theta=<f> unprofiled=<strategy> window=<s>\n"
-		"         stall_g=<g> stall_noise=<x> inj_kernel=<x>\n"
-		"         inj_canary=<x> inj_<app>=<x>\n");
+		"         stall_g=<g> stall_noise=<x> stall=chassis|routed\n"
+		"         inj_kernel=<x> inj_canary=<x> inj_<app>=<x>\n"
+		"         inj_unnamed=<x> jitter=<x> seed=<n>\n");
 }
 
 /* Marks comma-separated node names with state. */
@@ -208,14 +217,20 @@ out:
 
 /* Removes "--options <words>" from argv into *words; returns the new
  * argc. */
-static int take_options(int argc, char **argv, const char **words)
+static int take_options(int argc, char **argv, const char **words,
+			int *pressure)
 {
 	int out = 0;
 
 	*words = NULL;
+	*pressure = 0;
 	for (int i = 0; i < argc; i++) {
 		if (!strcmp(argv[i], "--options") && i + 1 < argc) {
 			*words = argv[++i];
+			continue;
+		}
+		if (!strcmp(argv[i], "--pressure")) {
+			*pressure = 1;
 			continue;
 		}
 		argv[out++] = argv[i];
@@ -328,7 +343,6 @@ static void print_allocation(const char *label, const struct tb_topology *t,
 		tb_format_index_list(alloc, n, buf, sizeof(buf));
 		printf(" nodes=%s", buf);
 	}
-	printf("\n");
 }
 
 static int cmp_int(const void *a, const void *b)
@@ -436,8 +450,32 @@ static int run_ranks(const struct tb_scenario *s, enum tb_policy p)
 	return 0;
 }
 
-static int run_policy(const struct tb_scenario *s, enum tb_policy p, int *alloc)
+/* --pressure on a router scenario whose job names an application of the
+ * profile table (nedd.h): " pressure_u=<U> pressure_g=<G>
+ * runtime_factor=<1 + sigma (a G + b U)>" of the allocation under the
+ * scenario's T, as the Slurm plugin's record (nedd_runtime.c; the jitter
+ * left out). */
+static int print_pressure(const struct tb_scenario *s, const int *alloc)
 {
+	double U = 0, G = 0;
+
+	if (!s->has_routers || tb_nedd_app_find(s->job.app) < 0)
+		return 0;
+	if (tb_nedd_pressure(s->topo, s->occ->router_traffic, alloc,
+			     s->job.nodes, &U, &G)) {
+		fprintf(stderr, "tb-alloc: out of memory\n");
+		return 1;
+	}
+	printf(" pressure_u=%.9g pressure_g=%.9g runtime_factor=%.9g", U, G,
+	       tb_nedd_runtime_factor(s->job.app, U, G));
+	return 0;
+}
+
+static int run_policy(const struct tb_scenario *s, enum tb_policy p, int *alloc,
+		      int pressure)
+{
+	int rc_print = 0;
+
 	double cost;
 	char why[256];
 	enum tb_status rc;
@@ -477,7 +515,10 @@ static int run_policy(const struct tb_scenario *s, enum tb_policy p, int *alloc)
 	}
 	print_allocation(tb_policy_name(p), s->topo, alloc, s->job.nodes, cost, 1,
 			 !s->has_routers);
-	return 0;
+	if (pressure)
+		rc_print = print_pressure(s, alloc);
+	printf("\n");
+	return rc_print;
 }
 
 /* The registry, one tab-separated line per policy. */
@@ -502,11 +543,11 @@ int main(int argc, char **argv)
 {
 	struct tb_scenario *s;
 	char err[512];
-	int *alloc, failed = 0, first = 0, last = TB_POLICY_COUNT - 1;
+	int *alloc, failed = 0, first = 0, last = TB_POLICY_COUNT - 1, pressure;
 	enum tb_policy only;
 	const char *words;
 
-	argc = take_options(argc, argv, &words);
+	argc = take_options(argc, argv, &words, &pressure);
 	if (argc == 2 && !strcmp(argv[1], "--list-policies"))
 		return list_policies();
 	if (argc >= 2 && !strcmp(argv[1], "--topology"))
@@ -553,6 +594,7 @@ int main(int argc, char **argv)
 		} else {
 			print_allocation("eval", s->topo, s->eval_alloc, s->n_eval,
 					 cost, 0, 1);
+			printf("\n");
 		}
 	} else {
 		for (int p = first; p <= last; p++) {
@@ -569,7 +611,8 @@ int main(int argc, char **argv)
 			/* Off a torus, the torus policies have no routes. */
 			if (first != last && !s->topo->torus_node && torus_only)
 				continue;
-			failed |= run_policy(s, (enum tb_policy)p, alloc);
+			failed |= run_policy(s, (enum tb_policy)p, alloc,
+					     pressure);
 		}
 	}
 	free(alloc);

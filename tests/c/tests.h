@@ -97,6 +97,11 @@ void test_nedd_scenario_errors(void);
 void test_nedd_runtime_model(void);
 void test_nedd_runtime_applied(void);
 void test_nedd_unnamed_injection(void);
+/* test_nedd_routed.c */
+void test_nedd_routed_grid(void);
+void test_nedd_routed_groups_and_noise(void);
+void test_nedd_routed_option(void);
+void test_nedd_routed_row_then_column(void);
 
 /* test_sim.c */
 void test_sim_fifo(void);

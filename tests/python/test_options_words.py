@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from workloads.cluster_defs import OPTION_VALUES, DefinitionError, parse_options
+from workloads.cluster_defs import NEDD_STALL, OPTION_VALUES, DefinitionError, parse_options
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -38,3 +38,13 @@ def test_nedds_numeric_words_are_those_the_library_reads():
                                                            "stall_noise=0.1"]
     with pytest.raises(DefinitionError, match="jitter=high"):
         parse_options("jitter=high")
+
+
+def test_nedds_stall_model_words_are_the_librarys():
+    # nedd_profile.c reads stall=chassis|routed (nedd_options.h).
+    with open(os.path.join(ROOT, "plugins", "lib", "nedd_profile.c"), encoding="utf-8") as f:
+        text = f.read()
+    assert re.findall(r'!strncmp\(v, "(\w+)", \d+\)', text) == list(NEDD_STALL)
+    assert parse_options("stall=routed") == ["stall=routed"]
+    with pytest.raises(DefinitionError, match="stall=transit"):
+        parse_options("stall=transit")
