@@ -30,13 +30,20 @@ container in place of tb-submit: what the client side alone sustains
 (the docker exec stream, Python's threads), no Slurm. dry: the same
 with the echo loop on this machine, no container at all.
 
+run also resets slurmctld's statistics (sdiag -r) before the pass and
+reads them after it (sdiag, kept whole with --sdiag-out): ctld_ms is the
+mean time slurmctld spent in a submission RPC (REQUEST_SUBMIT_BATCH_JOB's
+ave_time), waits for its locks included.
+
 A row is tab-separated: policy, family, machine, jobs, mode (later, at
-once, client, dry), wall seconds, submissions/s, the 1-min load average
-at the pass's end. table prints rows aligned under one header.
+once, client, dry), wall seconds, submissions/s, ctld_ms ("-" when not
+measured), the 1-min load average at the pass's end. table prints rows
+aligned under one header.
 """
 
 import argparse
 import concurrent.futures
+import re
 import sys
 import time
 
@@ -46,7 +53,10 @@ from workloads.replay import slurm_io
 ECHO = ["bash", "-c", 'n=0; while IFS= read -r _; do n=$((n + 1)); echo "$n"; done']
 
 COLUMNS = ("policy", "family", "machine", "jobs", "mode", "wall_s",
-           "submissions/s", "load")
+           "submissions/s", "ctld_ms", "load")
+
+SUBMIT_RPC = re.compile(r"^\s*REQUEST_SUBMIT_BATCH_JOB\s*\(\s*\d+\)\s+count:(\d+)"
+                        r"\s+ave_time:(\d+)", re.M)
 
 # The later pass stops at this share of <ahead>: its first jobs must not
 # begin (and launch) while it still submits.
@@ -90,10 +100,20 @@ def load_average():
         return f.read().split()[0]
 
 
-def format_row(policy, family, machine, jobs, mode, wall, load):
+def submit_rpc_ms(sdiag_text):
+    """The mean milliseconds of slurmctld's submission RPCs in sdiag's
+    output (its microseconds), or None if it counted none."""
+    m = SUBMIT_RPC.search(sdiag_text or "")
+    if not m or int(m.group(1)) == 0:
+        return None
+    return int(m.group(2)) / 1000
+
+
+def format_row(policy, family, machine, jobs, mode, wall, load, ctld_ms=None):
     rate = jobs / wall if wall > 0 else 0.0
     return "\t".join((policy, family, machine, str(jobs), mode, f"{wall:.1f}",
-                      f"{rate:.0f}", str(load)))
+                      f"{rate:.0f}", "-" if ctld_ms is None else f"{ctld_ms:.2f}",
+                      str(load)))
 
 
 def parse_row(line):
@@ -103,6 +123,8 @@ def parse_row(line):
     int(f[3])
     float(f[5])
     float(f[6])
+    if f[7] != "-":
+        float(f[7])
     return f
 
 
@@ -111,7 +133,7 @@ def table(lines):
     rows = [parse_row(x) for x in lines if x.strip() and not x.startswith("#")]
     cells = [list(COLUMNS)] + rows
     width = [max(len(r[i]) for r in cells) for i in range(len(COLUMNS))]
-    right = {3, 5, 6, 7}
+    right = {3, 5, 6, 7, 8}
     out = []
     for r in cells:
         out.append(" ".join(c.rjust(w) if i in right else c.ljust(w)
@@ -164,6 +186,15 @@ def submit(container, jobs, submitters, begin=0, stop_after=None, command=None):
     return done, wall
 
 
+def sdiag(container, reset=False):
+    """sdiag's output (or, with reset, sdiag -r's), "" if it failed."""
+    try:
+        return slurm_io.ctl(container, "sdiag -r" if reset else "sdiag")
+    except slurm_io.ReplayError as e:
+        print(f"warning: sdiag: {e}", file=sys.stderr)
+        return ""
+
+
 def main(argv):
     ap = argparse.ArgumentParser(prog="submit.py", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -180,6 +211,7 @@ def main(argv):
             p.add_argument("ahead", type=int)
             p.add_argument("--policy", default="?")
             p.add_argument("--family", default="?")
+            p.add_argument("--sdiag-out", default="")
         p.add_argument("--machine", default="-")
         p.add_argument("--submitters", type=int, default=slurm_io.SUBMITTERS)
     sub.add_parser("table")
@@ -201,11 +233,18 @@ def main(argv):
         return 2
     if a.cmd == "run":
         slurm_io.BATCH_SCRIPT = a.script
+        sdiag(a.container, reset=True)
         begin = int(time.time()) + a.ahead if a.ahead > 0 else 0
         stop = a.ahead * AHEAD_SHARE if a.ahead > 0 else None
         done, wall = submit(a.container, a.jobs, a.submitters, begin, stop)
+        load = load_average()
+        stats = sdiag(a.container)
+        if a.sdiag_out and stats:
+            with open(a.sdiag_out, "w", encoding="utf-8") as f:
+                f.write(stats)
         mode = "later" if a.ahead > 0 else "at once"
-        print(format_row(a.policy, a.family, a.machine, done, mode, wall, load_average()))
+        print(format_row(a.policy, a.family, a.machine, done, mode, wall, load,
+                         submit_rpc_ms(stats)))
         return 0
     if a.cmd == "client":
         command = ["docker", "exec", "-i", a.container] + ECHO

@@ -323,15 +323,16 @@ bench_decision() {
 #   later    the jobs begin BENCH_AHEAD (600) s later, as a replay submits
 #            them; the pass stops submitting at 80 % of that
 #   at once  the jobs are eligible at once: no begin time, no hold, no
-#            dependency. BENCH_AT_ONCE=reserved (the default): a
-#            reservation of every node (for root, BENCH_RESV_MIN minutes,
-#            2880: beyond backfill's window) keeps them pending; at its
-#            submission each is tested against the whole machine as one
-#            that could start (the plugin evaluates it on idle nodes), the
-#            main scheduler and backfill consider the queue, and nothing
-#            launches. BENCH_AT_ONCE=start: they start and run at once on
-#            the idle machine, the issue's first form (1,000 launches took
-#            a 2-core host to load 757).
+#            dependency. BENCH_AT_ONCE=busy (the default): one job holding
+#            every node runs first (BENCH_FILLER_MIN, 0: no time limit), so
+#            that they pend as on a full machine: each is tested at its
+#            submission, the main scheduler tries the first in every pass
+#            (and leaves the partition there, nodes busy), backfill looks
+#            at each (with a filler limit inside its window, it plans each
+#            behind the filler: a will-run test per job per cycle), and
+#            none launches. BENCH_AT_ONCE=start: they start and run at
+#            once on the idle machine, the issue's first form (1,000
+#            launches took a 2-core host to load 757).
 # Once per machine, a client pass: the submitters against an echo loop in
 # the controller container in place of tb-submit (no Slurm): the client
 # side's own ceiling. Policies with the registry's torus trait (TOFA's,
@@ -339,18 +340,20 @@ bench_decision() {
 # torus), the others on BENCH_CLUSTER (curie); a machine starts once and
 # the policy is switched on it as make replay switches it (make up of the
 # running cluster: configuration generated again, slurmctld reconfigured).
-# BENCH_SUBMITTERS (the replay's SUBMITTERS, 4) submitters.
+# BENCH_SUBMITTERS (the replay's SUBMITTERS, 4) submitters. Each pass's
+# ctld_ms: slurmctld's mean time in a submission RPC (sdiag, reset before
+# the pass; each pass's whole sdiag is kept beside the table).
 bench_submit() {
 	local out="$ROOT/bench/out" file rows plan=() line policy family place machine up=""
-	local jobs=${BENCH_JOBS:-1000} ahead=${BENCH_AHEAD:-600} at_once=${BENCH_AT_ONCE:-reserved}
+	local jobs=${BENCH_JOBS:-1000} ahead=${BENCH_AHEAD:-600} at_once=${BENCH_AT_ONCE:-busy}
 	local subs=() ctl
 	case $at_once in
-	reserved | start) ;;
-	*) die "BENCH_AT_ONCE=$at_once: expected reserved (the default) or start" ;;
+	busy | start) ;;
+	*) die "BENCH_AT_ONCE=$at_once: expected busy (the default) or start" ;;
 	esac
 	[[ $jobs =~ ^[1-9][0-9]*$ ]] || die "BENCH_JOBS=$jobs: expected a positive whole number"
 	[[ $ahead =~ ^[1-9][0-9]*$ ]] || die "BENCH_AHEAD=$ahead: expected a positive whole number of seconds"
-	[[ ${BENCH_RESV_MIN:-2880} =~ ^[1-9][0-9]*$ ]] || die "BENCH_RESV_MIN=$BENCH_RESV_MIN: expected a positive whole number of minutes"
+	[[ ${BENCH_FILLER_MIN:-0} =~ ^[0-9]+$ ]] || die "BENCH_FILLER_MIN=$BENCH_FILLER_MIN: expected a whole number of minutes (0: no limit)"
 	if [ -n "${BENCH_SUBMITTERS:-}" ]; then
 		[[ $BENCH_SUBMITTERS =~ ^[1-9][0-9]*$ ]] || die "BENCH_SUBMITTERS=$BENCH_SUBMITTERS: expected a positive whole number"
 		subs=(--submitters "$BENCH_SUBMITTERS")
@@ -362,9 +365,12 @@ bench_submit() {
 	mapfile -t plan <<<"$line"
 	mkdir -p "$out"
 	file="$out/submit-$(date +%Y%m%d-%H%M%S).txt"
+	# Each pass's sdiag beside the table: <policy>-<later|at-once>.txt.
+	local sdiag=${file%.txt}.sdiag
+	mkdir -p "$sdiag"
 	rows=$(mktemp)
 	local how="started, each sleeping 60 s"
-	[ "$at_once" = start ] || how="pending behind a reservation of every node (${BENCH_RESV_MIN:-2880} min)"
+	[ "$at_once" = start ] || how="pending behind one job on every node (its limit: ${BENCH_FILLER_MIN:-0} min, 0 none)"
 	{
 		printf '# make bench BENCH=submit: %s jobs a pass, %s submitters; at once: %s\n' \
 			"$jobs" "${BENCH_SUBMITTERS:-$(in_tools python3 -c 'from workloads.replay import slurm_io; print(slurm_io.SUBMITTERS)' </dev/null)}" "$how"
@@ -395,68 +401,83 @@ bench_submit() {
 				POLICY=$policy cmd_up "$machine" >/dev/null
 		fi
 		ctl=$(ctld_container)
-		bench_submit_pass "$ctl" "$jobs" "$ahead" "$policy" "$family" "$machine" "${subs[@]}" |
+		bench_submit_pass "$ctl" "$jobs" "$ahead" "$policy" "$family" "$machine" "$sdiag" "${subs[@]}" |
 			tee -a "$rows"
 		bench_submit_clear "$ctl" "$jobs"
-		[ "$at_once" = start ] || bench_reserve "$ctl" create
-		bench_submit_pass "$ctl" "$jobs" 0 "$policy" "$family" "$machine" "${subs[@]}" |
+		[ "$at_once" = start ] || bench_fill "$ctl" "$machine"
+		bench_submit_pass "$ctl" "$jobs" 0 "$policy" "$family" "$machine" "$sdiag" "${subs[@]}" |
 			tee -a "$rows"
 		bench_submit_clear "$ctl" "$jobs"
-		[ "$at_once" = start ] || bench_reserve "$ctl" delete
 	done
 	{
 		printf '# load at the end: %s\n' "$(cut -d' ' -f1-3 /proc/loadavg)"
 		in_tools python3 "$ROOT/bench/submit.py" table <"$rows"
 	} | tee -a "$file"
 	rm -f "$rows"
-	info "written to ${file#"$ROOT"/}; $up is still up under the last policy"
+	info "written to ${file#"$ROOT"/} (sdiag of each pass in ${sdiag#"$ROOT"/}/); $up is still up under the last policy"
 }
 
-# One pass of bench_submit: its row (bench/submit.py run).
+# One pass of bench_submit: its row (bench/submit.py run), its sdiag in
+# the directory $7.
 bench_submit_pass() {
-	local ctl=$1 jobs=$2 ahead=$3 policy=$4 family=$5 machine=$6
-	shift 6
+	local ctl=$1 jobs=$2 ahead=$3 policy=$4 family=$5 machine=$6 sdiag=$7
+	shift 7
 	local when="eligible at once"
 	[ "$ahead" -eq 0 ] || when="beginning $ahead s later"
+	local tag=at-once
+	[ "$ahead" -eq 0 ] || tag=later
 	info "bench submit: $policy, $jobs jobs $when" >&2
 	in_tools python3 "$ROOT/bench/submit.py" run "$ctl" "$jobs" /tmp/bench-job.sh "$ahead" \
-		--policy "$policy" --family "$family" --machine "$machine" "$@" </dev/null
+		--policy "$policy" --family "$family" --machine "$machine" \
+		--sdiag-out "$sdiag/$policy-$tag.txt" "$@" </dev/null
 }
 
-# The reservation that keeps the at-once pass's jobs pending: every node,
-# for root, BENCH_RESV_MIN minutes from now (create), or none (delete,
-# once the queue is empty: a pending job would start).
-bench_reserve() {
-	local ctl=$1 what=$2
-	docker exec "$ctl" scontrol delete ReservationName=bench-submit >/dev/null 2>&1 || true
-	[ "$what" = create ] || return 0
-	docker exec "$ctl" scontrol create reservation ReservationName=bench-submit \
-		StartTime=now Duration="${BENCH_RESV_MIN:-2880}" Nodes=ALL Users=root >/dev/null ||
-		die "bench submit: the reservation of every node could not be made"
+# The job that keeps the at-once pass's jobs pending (BENCH_AT_ONCE=busy):
+# every node of the machine, its limit BENCH_FILLER_MIN minutes (0: none,
+# the partition's INFINITE); it sleeps. Waits until it runs.
+bench_fill() {
+	local ctl=$1 nodes id state t0=$SECONDS limit=()
+	nodes=$(cluster_var "$2" NODES)
+	[ "${BENCH_FILLER_MIN:-0}" = 0 ] || limit=(--time="$BENCH_FILLER_MIN")
+	info "bench submit: one job on all $nodes nodes" >&2
+	id=$(docker exec "$ctl" sbatch --parsable -N "$nodes" -J bench-submit-filler -o /dev/null \
+		"${limit[@]}" --wrap 'exec sleep 3600000') || die "bench submit: the job on every node was refused"
+	id=${id%%;*}
+	until state=$(docker exec "$ctl" squeue -h -j "$id" -o %T 2>/dev/null) && [ "$state" = RUNNING ]; do
+		[ $((SECONDS - t0)) -lt 120 ] ||
+			die "bench submit: the job on every node ($id) is ${state:-not in the queue} after 120 s"
+		sleep 1
+	done
 }
 
-# Cancels every job and waits for the queue to empty.
+# Cancels every job and waits for the queue to empty: the pending ones
+# first, so that none starts on the nodes the filler leaves.
 bench_submit_clear() {
-	docker exec "$1" scancel -u root >/dev/null 2>&1 || true
-	wait_queue_empty "$1" "$2"
+	local ctl=$1 jobs=$2
+	docker exec "$ctl" scancel -u root -t PENDING >/dev/null 2>&1 || true
+	wait_queue_empty "$ctl" "$jobs" PENDING
+	docker exec "$ctl" scancel -u root >/dev/null 2>&1 || true
+	wait_queue_empty "$ctl" "$jobs"
 }
 
-# Waits until the controller's queue is empty, saying every 10 s how many
-# jobs are left: 120 s, and half a second more for each of the $2 jobs
-# (1,000 jobs: 620 s; running ones end through their front ends). A
-# controller that does not answer is not an empty queue.
+# Waits until the controller's queue is empty (of jobs in state $3 if
+# given), saying every 10 s how many jobs are left: 120 s, and half a
+# second more for each of the $2 jobs (1,000 jobs: 620 s; running ones end
+# through their front ends). A controller that does not answer is not an
+# empty queue.
 wait_queue_empty() {
 	local ctl=$1 jobs=${2:-0} limit t0=$SECONDS said=$SECONDS left ids
+	local states=(${3:+-t "$3"})
 	limit=$((120 + jobs / 2))
 	while :; do
-		if ids=$(docker exec "$ctl" squeue -h -o %i 2>/dev/null); then
+		if ids=$(docker exec "$ctl" squeue -h "${states[@]}" -o %i 2>/dev/null); then
 			left=$(grep -c . <<<"$ids" || true)
 			[ "$left" -eq 0 ] && return 0
 		else
 			left="?"
 		fi
 		[ $((SECONDS - t0)) -lt "$limit" ] ||
-			die "bench: $left jobs still in the queue after $limit s"
+			die "bench: $left ${3:+$3 }jobs still in the queue after $limit s"
 		if [ $((SECONDS - said)) -ge 10 ]; then
 			info "bench: $left jobs left in the queue ($((SECONDS - t0)) of $limit s)" >&2
 			said=$SECONDS

@@ -80,8 +80,8 @@ def test_plan_of_the_built_registry_has_one_policy_per_family(bench):
 
 
 def test_rows_and_table(bench):
-    row = bench.format_row("p-one", "fam-b", "curie", 1000, "at once", 4.0, "1.50")
-    assert row == "p-one\tfam-b\tcurie\t1000\tat once\t4.0\t250\t1.50"
+    row = bench.format_row("p-one", "fam-b", "curie", 1000, "at once", 4.0, "1.50", 7.5)
+    assert row == "p-one\tfam-b\tcurie\t1000\tat once\t4.0\t250\t7.50\t1.50"
     assert bench.parse_row(row)[6] == "250"
     with pytest.raises(ValueError):
         bench.parse_row("p-one\tfam-b\t1000")
@@ -89,18 +89,36 @@ def test_rows_and_table(bench):
                         bench.format_row("-", "-", "curie", 1000, "client", 0.5, "1.2")])
     lines = text.splitlines()
     assert lines[0].split() == ["policy", "family", "machine", "jobs", "mode",
-                                "wall_s", "submissions/s", "load"]
+                                "wall_s", "submissions/s", "ctld_ms", "load"]
     assert lines[1].split() == ["p-one", "fam-b", "curie", "1000", "at", "once",
-                                "4.0", "250", "1.50"]
-    assert lines[2].split()[4:] == ["client", "0.5", "2000", "1.2"]
+                                "4.0", "250", "7.50", "1.50"]
+    assert lines[2].split()[4:] == ["client", "0.5", "2000", "-", "1.2"]
     # Columns aligned: every line as long as the header's columns make it.
     assert len({len(x) for x in lines}) == 1
 
 
+# sdiag's lines as Slurm 24.11 prints them (src/sdiag/sdiag.c:240).
+SDIAG = """Remote Procedure Call statistics by message type
+\tREQUEST_PARTITION_INFO                  ( 2009) count:12     ave_time:150    total_time:1800
+\tREQUEST_SUBMIT_BATCH_JOB                ( 4003) count:1000   ave_time:7421   total_time:7421000
+\tREQUEST_JOB_INFO                        ( 2003) count:3      ave_time:305    total_time:915
+
+Remote Procedure Call statistics by user
+\troot            (       0) count:1015   ave_time:7000   total_time:7105715
+"""
+
+
+def test_submit_rpc_ms_from_sdiag(bench):
+    assert bench.submit_rpc_ms(SDIAG) == pytest.approx(7.421)
+    assert bench.submit_rpc_ms(SDIAG.replace("count:1000", "count:0")) is None
+    assert bench.submit_rpc_ms("") is None
+
+
 def test_table_on_the_command_line():
-    r = run("table", stdin="p\tf\tm\t10\tlater\t2.0\t5\t0.1\n")
+    r = run("table", stdin="p\tf\tm\t10\tlater\t2.0\t5\t-\t0.1\n")
     assert r.returncode == 0, r.stderr
-    assert r.stdout.splitlines()[1].split() == ["p", "f", "m", "10", "later", "2.0", "5", "0.1"]
+    assert r.stdout.splitlines()[1].split() == ["p", "f", "m", "10", "later", "2.0", "5",
+                                                "-", "0.1"]
 
 
 def test_job_fields_as_the_replay_gives_them(bench):
@@ -124,4 +142,4 @@ def test_dry_mode_prints_one_row():
     r = run("dry", "200", "--submitters", "2")
     assert r.returncode == 0, r.stderr
     f = r.stdout.rstrip("\n").split("\t")
-    assert f[:5] == ["-", "-", "-", "200", "dry"] and int(f[6]) > 0
+    assert f[:5] == ["-", "-", "-", "200", "dry"] and int(f[6]) > 0 and f[7] == "-"
