@@ -340,11 +340,12 @@ bench_decision() {
 # torus), the others on BENCH_CLUSTER (curie); a machine starts once and
 # the policy is switched on it as make replay switches it (make up of the
 # running cluster: configuration generated again, slurmctld reconfigured).
-# BENCH_SUBMITTERS (the replay's SUBMITTERS, 4) submitters. Each pass's
+# BENCH_SUBMITTERS (the replay's SUBMITTERS, 4) submitters; the files go
+# to BENCH_OUT (bench/out). Each pass's
 # ctld_ms: slurmctld's mean time in a submission RPC (sdiag, reset before
 # the pass; each pass's whole sdiag is kept beside the table).
 bench_submit() {
-	local out="$ROOT/bench/out" file rows plan=() line policy family place machine up=""
+	local out=${BENCH_OUT:-$ROOT/bench/out} file rows plan=() line policy family place machine up=""
 	local jobs=${BENCH_JOBS:-1000} ahead=${BENCH_AHEAD:-600} at_once=${BENCH_AT_ONCE:-busy}
 	local subs=() ctl
 	case $at_once in
