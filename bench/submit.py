@@ -167,7 +167,7 @@ def submit(container, jobs, submitters, begin=0, stop_after=None, command=None):
                 nxt = next(todo, None)
                 if nxt is None:
                     break
-                inflight.add(pool.executor.submit(pool._one, nxt[1], nxt[0]))
+                inflight.add(pool.submit(nxt[1], nxt[0]))
             if not inflight:
                 break
             finished, inflight = concurrent.futures.wait(

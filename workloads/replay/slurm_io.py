@@ -310,10 +310,14 @@ class SubmitterPool:
         finally:
             self.idle.put(sub)
 
+    def submit(self, fields, item):
+        """A future of (item, job id), answered once a submitter is free
+        and the submission is answered."""
+        return self.executor.submit(self._one, fields, item)
+
     def submit_all(self, fields_list, items):
         """Yields (item, job id) as each submission is answered."""
-        futures = [self.executor.submit(self._one, f, it)
-                   for f, it in zip(fields_list, items)]
+        futures = [self.submit(f, it) for f, it in zip(fields_list, items)]
         for f in concurrent.futures.as_completed(futures):
             yield f.result()
 
