@@ -435,7 +435,8 @@ bench_submit_pass() {
 
 # The job that keeps the at-once pass's jobs pending (BENCH_AT_ONCE=busy):
 # every node of the machine, its limit BENCH_FILLER_MIN minutes (0: none,
-# the partition's INFINITE); it sleeps. Waits until it runs.
+# the partition's INFINITE); it sleeps. Waits up to 300 s until it runs
+# (its start records every policy's decision for the whole machine).
 bench_fill() {
 	local ctl=$1 nodes id state t0=$SECONDS limit=()
 	nodes=$(cluster_var "$2" NODES)
@@ -445,8 +446,8 @@ bench_fill() {
 		"${limit[@]}" --wrap 'exec sleep 3600000') || die "bench submit: the job on every node was refused"
 	id=${id%%;*}
 	until state=$(docker exec "$ctl" squeue -h -j "$id" -o %T 2>/dev/null) && [ "$state" = RUNNING ]; do
-		[ $((SECONDS - t0)) -lt 120 ] ||
-			die "bench submit: the job on every node ($id) is ${state:-not in the queue} after 120 s"
+		[ $((SECONDS - t0)) -lt 300 ] ||
+			die "bench submit: the job on every node ($id) is ${state:-not in the queue} after 300 s"
 		sleep 1
 	done
 }
