@@ -318,8 +318,8 @@ bench_decision() {
 # (workloads/replay/slurm_io.py's SubmitterPool: SUBMITTERS long-lived
 # tb-submit processes in the controller container, one job per round trip
 # each), BENCH_JOBS (1000) one-node jobs per pass, under one policy of
-# each family of the registry (its first; BENCH_POLICIES=<names> to
-# choose), each policy in two passes:
+# each family of the registry (its first; BENCH_POLICIES=<names>, or
+# POLICY=<name> as before, to choose), each policy in two passes:
 #   later    the jobs begin BENCH_AHEAD (600) s later, as a replay submits
 #            them; the pass stops submitting at 80 % of that
 #   at once  the jobs are eligible at once: no begin time, no hold, no
@@ -361,7 +361,7 @@ bench_submit() {
 	fi
 	# The policies from the registry (no list here: tests/config.bats).
 	line=$(policy_registry |
-		in_tools python3 "$ROOT/bench/submit.py" plan --only "${BENCH_POLICIES:-}") || exit 1
+		in_tools python3 "$ROOT/bench/submit.py" plan --only "${BENCH_POLICIES:-${POLICY:-}}") || exit 1
 	[ -n "$line" ] || die "bench submit: no policy to measure"
 	mapfile -t plan <<<"$line"
 	mkdir -p "$out"
