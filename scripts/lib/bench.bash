@@ -313,36 +313,179 @@ bench_decision() {
 	info "written to ${file#"$ROOT"/}"
 }
 
-# Submissions per second the replay driver sustains, with the controller
-# scheduling and starting the jobs meanwhile.
+# BENCH=submit (issue 30 point 1; docs/benchmarks.md#submissions-benchsubmit):
+# submissions per second through the replay's own submitters
+# (workloads/replay/slurm_io.py's SubmitterPool: SUBMITTERS long-lived
+# tb-submit processes in the controller container, one job per round trip
+# each), BENCH_JOBS (1000) one-node jobs per pass, under one policy of
+# each family of the registry (its first; BENCH_POLICIES=<names>, or
+# POLICY=<name> as before, to choose), each policy in two passes:
+#   later    the jobs begin BENCH_AHEAD (600) s later, as a replay submits
+#            them; the pass stops submitting at 80 % of that
+#   at once  the jobs are eligible at once: no begin time, no hold, no
+#            dependency. BENCH_AT_ONCE=busy (the default): one job holding
+#            every node runs first (BENCH_FILLER_MIN, 0: no time limit), so
+#            that they pend as on a full machine: each is tested at its
+#            submission, the main scheduler tries the first in every pass
+#            (and leaves the partition there, nodes busy), backfill looks
+#            at each (with a filler limit inside its window, it plans each
+#            behind the filler: a will-run test per job per cycle), and
+#            none launches. BENCH_AT_ONCE=start: they start and run at
+#            once on the idle machine, the issue's first form (1,000
+#            launches took a 2-core host to load 757).
+# Once per machine, a client pass: the submitters against an echo loop in
+# the controller container in place of tb-submit (no Slurm): the client
+# side's own ceiling. Policies with the registry's torus trait (TOFA's,
+# which refuse a tree) run on BENCH_TORUS_CLUSTER (torus64, the smallest
+# torus), the others on BENCH_CLUSTER (curie); a machine starts once and
+# the policy is switched on it as make replay switches it (make up of the
+# running cluster: configuration generated again, slurmctld reconfigured).
+# BENCH_SUBMITTERS (the replay's SUBMITTERS, 4) submitters; the files go
+# to BENCH_OUT (bench/out). Each pass's
+# ctld_ms: slurmctld's mean time in a submission RPC (sdiag, reset before
+# the pass; each pass's whole sdiag is kept beside the table).
 bench_submit() {
-	local out="$ROOT/bench/out" file ctl cluster=${BENCH_CLUSTER:-curie}
+	local out=${BENCH_OUT:-$ROOT/bench/out} file rows plan=() line policy family place machine up=""
+	local jobs=${BENCH_JOBS:-1000} ahead=${BENCH_AHEAD:-600} at_once=${BENCH_AT_ONCE:-busy}
+	local subs=() ctl
+	case $at_once in
+	busy | start) ;;
+	*) die "BENCH_AT_ONCE=$at_once: expected busy (the default) or start" ;;
+	esac
+	[[ $jobs =~ ^[1-9][0-9]*$ ]] || die "BENCH_JOBS=$jobs: expected a positive whole number"
+	[[ $ahead =~ ^[1-9][0-9]*$ ]] || die "BENCH_AHEAD=$ahead: expected a positive whole number of seconds"
+	[[ ${BENCH_FILLER_MIN:-0} =~ ^[0-9]+$ ]] || die "BENCH_FILLER_MIN=$BENCH_FILLER_MIN: expected a whole number of minutes (0: no limit)"
+	if [ -n "${BENCH_SUBMITTERS:-}" ]; then
+		[[ $BENCH_SUBMITTERS =~ ^[1-9][0-9]*$ ]] || die "BENCH_SUBMITTERS=$BENCH_SUBMITTERS: expected a positive whole number"
+		subs=(--submitters "$BENCH_SUBMITTERS")
+	fi
+	# The policies from the registry (no list here: tests/config.bats).
+	line=$(policy_registry |
+		in_tools python3 "$ROOT/bench/submit.py" plan --only "${BENCH_POLICIES:-${POLICY:-}}") || exit 1
+	[ -n "$line" ] || die "bench submit: no policy to measure"
+	mapfile -t plan <<<"$line"
 	mkdir -p "$out"
 	file="$out/submit-$(date +%Y%m%d-%H%M%S).txt"
-	cmd_down >/dev/null
-	info "bench submit: $cluster up"
-	POLICY=${POLICY:-greedy} cmd_up "$cluster" >/dev/null
-	ctl=$(ctld_container)
-	docker exec -i "$ctl" bash -c 'cat > /tmp/bench-job.sh && chmod 755 /tmp/bench-job.sh' \
-		<<<$'#!/bin/bash\nexec sleep "$1"'
+	# Each pass's sdiag beside the table: <policy>-<later|at-once>.txt.
+	local sdiag=${file%.txt}.sdiag
+	mkdir -p "$sdiag"
+	rows=$(mktemp)
+	local how="started, each sleeping 60 s"
+	[ "$at_once" = start ] || how="pending behind one job on every node (its limit: ${BENCH_FILLER_MIN:-0} min, 0 none)"
 	{
-		printf '# make bench BENCH=submit: %s, policy %s; host %s cores; %s\n' "$cluster" \
-			"$(cluster_var "$cluster" POLICY)" "$(nproc)" "$(date -u +%FT%TZ)"
-		in_tools python3 "$ROOT/bench/submit.py" "$ctl" "${BENCH_JOBS:-1000}" /tmp/bench-job.sh 600
-		docker exec "$ctl" scancel -u root
-		wait_queue_empty "$ctl"
-		in_tools python3 "$ROOT/bench/submit.py" "$ctl" "${BENCH_JOBS:-1000}" /tmp/bench-job.sh 0
+		printf '# make bench BENCH=submit: %s jobs a pass, %s submitters; at once: %s\n' \
+			"$jobs" "${BENCH_SUBMITTERS:-$(in_tools python3 -c 'from workloads.replay import slurm_io; print(slurm_io.SUBMITTERS)' </dev/null)}" "$how"
+		printf '# host: %s cores, %s MiB; %s; load %s\n' "$(nproc)" \
+			"$(awk '/MemTotal/ {printf "%d", $2 / 1024}' /proc/meminfo)" \
+			"$(date -u +%FT%TZ)" "$(cut -d' ' -f1-3 /proc/loadavg)"
 	} | tee "$file"
-	docker exec "$ctl" scancel -u root >/dev/null 2>&1 || true
-	info "written to ${file#"$ROOT"/}"
+	cmd_down >/dev/null
+	for line in "${plan[@]}"; do
+		IFS=$'\t' read -r policy family place <<<"$line"
+		machine=${BENCH_CLUSTER:-curie}
+		[ "$place" = tree ] || machine=${BENCH_TORUS_CLUSTER:-torus64}
+		if [ "$machine" != "$up" ]; then
+			[ -z "$up" ] || cmd_down >/dev/null
+			info "bench submit: $machine up under $policy"
+			POLICY=$policy cmd_up "$machine" >/dev/null
+			up=$machine
+			ctl=$(ctld_container)
+			docker exec -i "$ctl" bash -c 'cat > /tmp/bench-job.sh && chmod 755 /tmp/bench-job.sh' \
+				<<<$'#!/bin/bash\nexec sleep "$1"'
+			info "bench submit: $machine, the client side alone"
+			in_tools python3 "$ROOT/bench/submit.py" client "$ctl" "$jobs" --machine "$machine" \
+				"${subs[@]}" </dev/null | tee -a "$rows"
+		else
+			# As make replay switches the policy (scripts/lib/replay.bash).
+			info "bench submit: $machine switched to $policy"
+			FRONTENDS=$(cluster_var "$machine" FRONTENDS) EMULATORS=$(cluster_var "$machine" EMULATORS) \
+				POLICY=$policy cmd_up "$machine" >/dev/null
+		fi
+		ctl=$(ctld_container)
+		bench_submit_pass "$ctl" "$jobs" "$ahead" "$policy" "$family" "$machine" "$sdiag" "${subs[@]}" |
+			tee -a "$rows"
+		bench_submit_clear "$ctl" "$jobs"
+		[ "$at_once" = start ] || bench_fill "$ctl" "$machine"
+		bench_submit_pass "$ctl" "$jobs" 0 "$policy" "$family" "$machine" "$sdiag" "${subs[@]}" |
+			tee -a "$rows"
+		bench_submit_clear "$ctl" "$jobs"
+	done
+	{
+		printf '# load at the end: %s\n' "$(cut -d' ' -f1-3 /proc/loadavg)"
+		in_tools python3 "$ROOT/bench/submit.py" table <"$rows"
+	} | tee -a "$file"
+	rm -f "$rows"
+	info "written to ${file#"$ROOT"/} (sdiag of each pass in ${sdiag#"$ROOT"/}/); $up is still up under the last policy"
 }
 
-wait_queue_empty() {
-	for _ in $(seq 120); do
-		[ -z "$(docker exec "$1" squeue -h -o %i)" ] && return 0
+# One pass of bench_submit: its row (bench/submit.py run), its sdiag in
+# the directory $7.
+bench_submit_pass() {
+	local ctl=$1 jobs=$2 ahead=$3 policy=$4 family=$5 machine=$6 sdiag=$7
+	shift 7
+	local when="eligible at once"
+	[ "$ahead" -eq 0 ] || when="beginning $ahead s later"
+	local tag=at-once
+	[ "$ahead" -eq 0 ] || tag=later
+	info "bench submit: $policy, $jobs jobs $when" >&2
+	in_tools python3 "$ROOT/bench/submit.py" run "$ctl" "$jobs" /tmp/bench-job.sh "$ahead" \
+		--policy "$policy" --family "$family" --machine "$machine" \
+		--sdiag-out "$sdiag/$policy-$tag.txt" "$@" </dev/null
+}
+
+# The job that keeps the at-once pass's jobs pending (BENCH_AT_ONCE=busy):
+# every node of the machine, its limit BENCH_FILLER_MIN minutes (0: none,
+# the partition's INFINITE); it sleeps. Waits up to 300 s until it runs
+# (its start records every policy's decision for the whole machine).
+bench_fill() {
+	local ctl=$1 nodes id state t0=$SECONDS limit=()
+	nodes=$(cluster_var "$2" NODES)
+	[ "${BENCH_FILLER_MIN:-0}" = 0 ] || limit=(--time="$BENCH_FILLER_MIN")
+	info "bench submit: one job on all $nodes nodes" >&2
+	id=$(docker exec "$ctl" sbatch --parsable -N "$nodes" -J bench-submit-filler -o /dev/null \
+		"${limit[@]}" --wrap 'exec sleep 3600000') || die "bench submit: the job on every node was refused"
+	id=${id%%;*}
+	until state=$(docker exec "$ctl" squeue -h -j "$id" -o %T 2>/dev/null) && [ "$state" = RUNNING ]; do
+		[ $((SECONDS - t0)) -lt 300 ] ||
+			die "bench submit: the job on every node ($id) is ${state:-not in the queue} after 300 s"
 		sleep 1
 	done
-	die "bench: jobs still in the queue after 120 s"
+}
+
+# Cancels every job and waits for the queue to empty: the pending ones
+# first, so that none starts on the nodes the filler leaves.
+bench_submit_clear() {
+	local ctl=$1 jobs=$2
+	docker exec "$ctl" scancel -u root -t PENDING >/dev/null 2>&1 || true
+	wait_queue_empty "$ctl" "$jobs" PENDING
+	docker exec "$ctl" scancel -u root >/dev/null 2>&1 || true
+	wait_queue_empty "$ctl" "$jobs"
+}
+
+# Waits until the controller's queue is empty (of jobs in state $3 if
+# given), saying every 10 s how many jobs are left: 120 s, and half a
+# second more for each of the $2 jobs (1,000 jobs: 620 s; running ones end
+# through their front ends). A controller that does not answer is not an
+# empty queue.
+wait_queue_empty() {
+	local ctl=$1 jobs=${2:-0} limit t0=$SECONDS said=$SECONDS left ids
+	local states=(${3:+-t "$3"})
+	limit=$((120 + jobs / 2))
+	while :; do
+		if ids=$(docker exec "$ctl" squeue -h "${states[@]}" -o %i 2>/dev/null); then
+			left=$(grep -c . <<<"$ids" || true)
+			[ "$left" -eq 0 ] && return 0
+		else
+			left="?"
+		fi
+		[ $((SECONDS - t0)) -lt "$limit" ] ||
+			die "bench: $left ${3:+$3 }jobs still in the queue after $limit s"
+		if [ $((SECONDS - said)) -ge 10 ]; then
+			info "bench: $left jobs left in the queue ($((SECONDS - t0)) of $limit s)" >&2
+			said=$SECONDS
+		fi
+		sleep 1
+	done
 }
 
 # Waits until no job is pending (the fill jobs of bench_decision).

@@ -103,14 +103,20 @@ class Submitter(_Pipe):
     libslurm submission per line in, a job id (or an error) per line out.
     It loads Slurm's configuration once, where one sbatch per job spent
     most of its time starting up. Restarted if it dies (a controller
-    restart can take its container down)."""
+    restart can take its container down). `command`, the process to talk
+    to in place of that docker exec (make bench BENCH=submit: an echo
+    loop, to measure the client side alone)."""
 
     wait = 10
 
+    def __init__(self, container, command=None):
+        super().__init__(container)
+        self.command = command
+
     def _start(self):
         self.p = subprocess.Popen(
-            ["docker", "exec", "-i", self.container, "tb-submit", "-s", "-x",
-             BATCH_SCRIPT],
+            self.command or ["docker", "exec", "-i", self.container, "tb-submit",
+                             "-s", "-x", BATCH_SCRIPT],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
 
     def submit(self, fields):
@@ -289,10 +295,10 @@ def job_fields(run_id, index, p, t0, speedup, seed, page=None, placement=""):
 class SubmitterPool:
     """Several Submitters working through a batch of due jobs at once."""
 
-    def __init__(self, container, n, run_dir):
+    def __init__(self, container, n, run_dir, command=None):
         self.run_dir = run_dir
         self.idle = queue.Queue()
-        self.all = [Submitter(container) for _ in range(n)]
+        self.all = [Submitter(container, command) for _ in range(n)]
         for sub in self.all:
             self.idle.put(sub)
         self.executor = concurrent.futures.ThreadPoolExecutor(n)
@@ -304,10 +310,14 @@ class SubmitterPool:
         finally:
             self.idle.put(sub)
 
+    def submit(self, fields, item):
+        """A future of (item, job id), answered once a submitter is free
+        and the submission is answered."""
+        return self.executor.submit(self._one, fields, item)
+
     def submit_all(self, fields_list, items):
         """Yields (item, job id) as each submission is answered."""
-        futures = [self.executor.submit(self._one, f, it)
-                   for f, it in zip(fields_list, items)]
+        futures = [self.submit(f, it) for f, it in zip(fields_list, items)]
         for f in concurrent.futures.as_completed(futures):
             yield f.result()
 
