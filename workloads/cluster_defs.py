@@ -73,6 +73,7 @@ OPTION_VALUES = {
     "mapper": ("scotch", "exact"), "penalty": ("101", "100"),
     "fallback": ("all", "window"), "scotch0": ("window", "machine"),
     "scotch_arch": ("build0", "build2"), "scotch_strat": ("quality", "default"),
+    "exposure": ("routes", "own"),
 }
 
 

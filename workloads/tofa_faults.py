@@ -18,7 +18,7 @@ the batch) and among TESTBED_TOFA_EXPOSED, the nodes the controller's
 library says the attempt depends on: its own and every node on a route,
 either way, between two processes that communicate (a failed node forwards
 nothing, L272-275; plugins/lib tb_tofa_exposed, the same set the record's
-tofa_abort is computed on). One among them: the attempt aborts, having
+tofa_abort is computed on; its own only under the option exposure=own). One among them: the attempt aborts, having
 cost a full run (L686-688); the script exits ABORT_EXIT and Slurm requeues
 the job held (RequeueExitHold in a torus' slurm.conf). The driver then
 sets the attempt's failed nodes DOWN, resumes them at once (L270-271),

@@ -13,7 +13,7 @@ struct option_key {
 enum {
 	KEY_EQ3, KEY_RATIO, KEY_FIT, KEY_SPLIT, KEY_DENOMINATOR, KEY_RANKS,
 	KEY_ADAPTIVE_TIE, KEY_MAPPER, KEY_PENALTY, KEY_FALLBACK, KEY_SCOTCH0,
-	KEY_SCOTCH_ARCH, KEY_SCOTCH_STRAT,
+	KEY_SCOTCH_ARCH, KEY_SCOTCH_STRAT, KEY_EXPOSURE,
 	N_KEYS
 };
 static const struct option_key keys[N_KEYS] = {
@@ -30,6 +30,7 @@ static const struct option_key keys[N_KEYS] = {
 	[KEY_SCOTCH0] = { "scotch0", { "window", "machine" } },
 	[KEY_SCOTCH_ARCH] = { "scotch_arch", { "build0", "build2" } },
 	[KEY_SCOTCH_STRAT] = { "scotch_strat", { "quality", "default" } },
+	[KEY_EXPOSURE] = { "exposure", { "routes", "own" } },
 };
 
 static int get(const struct tb_options *o, int key)
@@ -47,6 +48,7 @@ static int get(const struct tb_options *o, int key)
 	case KEY_SCOTCH0: return o->scotch0 == TB_SCOTCH0_MACHINE;
 	case KEY_SCOTCH_ARCH: return o->scotch_arch == TB_SCOTCH_ARCH_BUILD2;
 	case KEY_SCOTCH_STRAT: return o->scotch_strat == TB_SCOTCH_STRAT_DEFAULT;
+	case KEY_EXPOSURE: return o->exposure == TB_EXPOSURE_OWN;
 	default: return (int)o->ranks;
 	}
 }
@@ -92,6 +94,9 @@ static void set(struct tb_options *o, int key, int v)
 		o->scotch_strat = v ? TB_SCOTCH_STRAT_DEFAULT :
 				      TB_SCOTCH_STRAT_QUALITY;
 		break;
+	case KEY_EXPOSURE:
+		o->exposure = v ? TB_EXPOSURE_OWN : TB_EXPOSURE_ROUTES;
+		break;
 	default:
 		o->ranks = v == 2 ? TB_RANKS_AUTHORS :
 			   v ? TB_RANKS_INDEX : TB_RANKS_TAKEN;
@@ -115,6 +120,7 @@ struct tb_options tb_options_default(void)
 		.scotch0 = TB_SCOTCH0_WINDOW,
 		.scotch_arch = TB_SCOTCH_ARCH_BUILD0,
 		.scotch_strat = TB_SCOTCH_STRAT_QUALITY,
+		.exposure = TB_EXPOSURE_ROUTES,
 	};
 
 	tb_nedd_options_default(&o.nedd);
@@ -157,6 +163,7 @@ static int set_word(struct tb_options *o, const char *w, size_t n, char *err,
 		snprintf(err, errlen, "unknown option '%.*s' (eq3, ratio, fit, "
 			 "split, denominator, ranks, adaptive_tie, mapper, "
 			 "penalty, fallback, scotch0, scotch_arch, scotch_strat, "
+			 "exposure, "
 			 "NeDD's "
 			 "theta, "
 			 "unprofiled, window, stall_g, stall_noise, stall, jitter, inj_*; "

@@ -99,6 +99,21 @@
  *                        SCOTCH_Strat); the paper names none. Either way
  *                        a node given two processes is fixed afterwards
  *                        (docs/readings.md, one process per node).
+ *   exposure=routes|own  which nodes one attempt of a TOFA job depends on
+ *                        (its abort: tb_tofa_exposed, the abort
+ *                        probability, the fault driver's
+ *                        TESTBED_TOFA_EXPOSED): routes, its own nodes and
+ *                        every node on a route, either direction, between
+ *                        two processes that communicate, as the fault
+ *                        model prints it (L272-275: a failed node "cannot
+ *                        send, receive, or forward traffic"; L714-717:
+ *                        zero bandwidth on "all links that this node
+ *                        participates"); or own, its own nodes only, as
+ *                        the result reads it (L755-757: a clean window of
+ *                        64 "and thus, achieves a zero job abort ratio",
+ *                        which dimension-order routes leaving a window
+ *                        that is no whole plane contradict). No policy
+ *                        places by it.
  *
  * The NeDD family's keys are in nedd_options.h.
  *
@@ -125,6 +140,7 @@ enum tb_tofa_fallback { TB_FALLBACK_ALL, TB_FALLBACK_WINDOW };
 enum tb_scotch0_scope { TB_SCOTCH0_WINDOW, TB_SCOTCH0_MACHINE };
 enum tb_scotch_arch { TB_SCOTCH_ARCH_BUILD0, TB_SCOTCH_ARCH_BUILD2 };
 enum tb_scotch_strat { TB_SCOTCH_STRAT_QUALITY, TB_SCOTCH_STRAT_DEFAULT };
+enum tb_tofa_exposure { TB_EXPOSURE_ROUTES, TB_EXPOSURE_OWN };
 
 struct tb_options {
 	enum tb_eq3_form eq3;
@@ -140,6 +156,7 @@ struct tb_options {
 	enum tb_scotch0_scope scotch0;	/* TOFA, Sec. 5.1's Scotch */
 	enum tb_scotch_arch scotch_arch; /* TOFA, ScotchExtract, l. 14 */
 	enum tb_scotch_strat scotch_strat; /* TOFA, ScotchMap, l. 12, 15 */
+	enum tb_tofa_exposure exposure;	/* TOFA, an attempt's abort */
 	/* The NeDD family's options (nedd_options.h: theta=, unprofiled=,
 	 * window=, stall_g=, stall_noise=, stall=, inj_*=), in the same
 	 * text. */
@@ -156,7 +173,8 @@ int tb_options_parse(const char *text, struct tb_options *o, char *err,
 
 /* "eq3=pair ratio=eq1 fit=bestfit split=halve denominator=default1905
  * ranks=taken adaptive_tie=balanced mapper=scotch penalty=101
- * fallback=all scotch0=window scotch_arch=build0 scotch_strat=quality"; returns
+ * fallback=all scotch0=window scotch_arch=build0 scotch_strat=quality
+ * exposure=routes"; returns
  * what snprintf returns. */
 int tb_options_format(const struct tb_options *o, char *buf, size_t len);
 

@@ -13,7 +13,9 @@
  *    penalty=100) when either end of the link has pf > 0; c = 1;
  *  - Scotch needs a symmetric weight: the mean of the two directions;
  *  - a node fails the job if it is one of its nodes or on a route, in
- *    either direction, between two processes that communicate (L272-275).
+ *    either direction, between two processes that communicate (L272-275;
+ *    exposure=routes), or (exposure=own, L755-757's reading) if it is
+ *    one of its nodes.
  */
 #ifndef TB_TOFA_H
 #define TB_TOFA_H
@@ -79,16 +81,18 @@ struct tb_tofa_eval {
 };
 int tb_tofa_evaluate(const struct tb_topology *t, const double *pf,
 		     const struct tb_tofa_graph *g, const int *map,
-		     enum tb_penalty penalty, struct tb_tofa_eval *out);
+		     enum tb_penalty penalty, enum tb_tofa_exposure exposure,
+		     struct tb_tofa_eval *out);
 
 /* The nodes one attempt of the job depends on (L272-275): its own (map)
- * and every node on a route, either direction, between two processes
- * that communicate (an edge of g). exposed: t->n_nodes flags. 0, or -1
- * when a map entry is no node of t or t is no torus. The abort of
+ * and, under exposure=routes, every node on a route, either direction,
+ * between two processes that communicate (an edge of g); under
+ * exposure=own its own only (L755-757). exposed: t->n_nodes flags. 0, or
+ * -1 when a map entry is no node of t or t is no torus. The abort of
  * tb_tofa_evaluate and tb_tofa_hit both read it: one place. */
 int tb_tofa_exposed(const struct tb_topology *t,
 		    const struct tb_tofa_graph *g, const int *map,
-		    unsigned char *exposed);
+		    enum tb_tofa_exposure exposure, unsigned char *exposed);
 /* Whether an attempt whose failed nodes are failed[0..n_failed-1] aborts:
  * hit->node the first of them the job depends on (one of its own nodes
  * first, on_route 0; else one on a route only, on_route 1), or -1 when
@@ -98,8 +102,8 @@ struct tb_tofa_hit {
 	int on_route;
 };
 int tb_tofa_hit(const struct tb_topology *t, const struct tb_tofa_graph *g,
-		const int *map, const int *failed, int n_failed,
-		struct tb_tofa_hit *hit);
+		const int *map, enum tb_tofa_exposure exposure,
+		const int *failed, int n_failed, struct tb_tofa_hit *hit);
 
 /* Listing 1.1 l. 10: the lowest first id of n consecutive node ids, all
  * free and (pf not NULL) none risky; -1 when there is none. */

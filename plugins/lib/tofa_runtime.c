@@ -38,7 +38,8 @@ int tb_tofa_c0(const struct tb_topology *t, const struct tb_tofa_graph *g,
 	if (empty && alloc &&
 	    tb_allocate_with(TB_POLICY_DEFAULT, t, empty, &job, opts,
 			     alloc) == TB_OK &&
-	    !tb_tofa_evaluate(t, NULL, g, alloc, opts->penalty, &ev)) {
+	    !tb_tofa_evaluate(t, NULL, g, alloc, opts->penalty,
+			      opts->exposure, &ev)) {
 		*c0 = ev.hops;
 		rc = 0;
 	}

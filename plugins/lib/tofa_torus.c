@@ -162,7 +162,7 @@ int tb_tofa_graph_build(const struct tb_matrix *m, int n,
 
 int tb_tofa_exposed(const struct tb_topology *t,
 		    const struct tb_tofa_graph *g, const int *map,
-		    unsigned char *exposed)
+		    enum tb_tofa_exposure exposure, unsigned char *exposed)
 {
 	int path[TB_TORUS_PATH_MAX];
 
@@ -173,6 +173,10 @@ int tb_tofa_exposed(const struct tb_topology *t,
 			return -1;
 		exposed[map[p]] = 1;
 	}
+	/* exposure=own (L755-757): a clean window of its own nodes is a
+	 * clean attempt, whatever its routes pass. Still a torus only. */
+	if (exposure == TB_EXPOSURE_OWN)
+		return t->torus_node ? 0 : -1;
 	for (int e = 0; e < g->n_edges; e++) {
 		int u = map[g->a[e]], v = map[g->b[e]];
 
@@ -193,7 +197,8 @@ int tb_tofa_exposed(const struct tb_topology *t,
 
 int tb_tofa_evaluate(const struct tb_topology *t, const double *pf,
 		     const struct tb_tofa_graph *g, const int *map,
-		     enum tb_penalty penalty, struct tb_tofa_eval *out)
+		     enum tb_penalty penalty, enum tb_tofa_exposure exposure,
+		     struct tb_tofa_eval *out)
 {
 	unsigned char *exposed = calloc((size_t)t->n_nodes, 1);
 	double survive = 1;
@@ -201,7 +206,7 @@ int tb_tofa_evaluate(const struct tb_topology *t, const double *pf,
 	if (!exposed)
 		return -1;
 	out->cost = out->hops = 0;
-	if (tb_tofa_exposed(t, g, map, exposed)) {
+	if (tb_tofa_exposed(t, g, map, exposure, exposed)) {
 		free(exposed);
 		return -1;
 	}
@@ -222,8 +227,8 @@ int tb_tofa_evaluate(const struct tb_topology *t, const double *pf,
 }
 
 int tb_tofa_hit(const struct tb_topology *t, const struct tb_tofa_graph *g,
-		const int *map, const int *failed, int n_failed,
-		struct tb_tofa_hit *hit)
+		const int *map, enum tb_tofa_exposure exposure,
+		const int *failed, int n_failed, struct tb_tofa_hit *hit)
 {
 	unsigned char *exposed = calloc((size_t)t->n_nodes, 1);
 
@@ -231,7 +236,7 @@ int tb_tofa_hit(const struct tb_topology *t, const struct tb_tofa_graph *g,
 	hit->on_route = 0;
 	if (!exposed)
 		return -1;
-	if (tb_tofa_exposed(t, g, map, exposed)) {
+	if (tb_tofa_exposed(t, g, map, exposure, exposed)) {
 		free(exposed);
 		return -1;
 	}

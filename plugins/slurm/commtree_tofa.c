@@ -22,15 +22,17 @@
 #include "../lib/tofa.h"
 
 /*
- * The nodes one attempt depends on (its own and those on its routes,
- * tb_tofa_exposed) go to the job as TESTBED_TOFA_EXPOSED, node names
- * comma-separated, and its map (node ids, process order) to the record as
- * tofa_map: the fault driver's jobs end an attempt as aborted when one of
- * the attempt's failed nodes is among them (workloads/tofa_faults.py).
+ * The nodes one attempt depends on (its own and, under exposure=routes,
+ * the default, those on its routes: tb_tofa_exposed) go to the job as
+ * TESTBED_TOFA_EXPOSED, node names comma-separated, and its map (node
+ * ids, process order) to the record as tofa_map: the fault driver's jobs
+ * end an attempt as aborted when one of the attempt's failed nodes is
+ * among them (workloads/tofa_faults.py).
  */
 static void _record_exposed(const struct commtree_model *md,
 			    job_record_t *job_ptr, char **text,
-			    const struct tb_tofa_graph *g, const int *map)
+			    const struct tb_tofa_graph *g, const int *map,
+			    enum tb_tofa_exposure exposure)
 {
 	unsigned char *exposed = xcalloc(md->topo->n_nodes, 1);
 	char *names = NULL;
@@ -39,7 +41,7 @@ static void _record_exposed(const struct commtree_model *md,
 	xstrcat(*text, ";tofa_map=");
 	for (int p = 0; p < g->n; p++)
 		xstrfmtcat(*text, "%s%d", p ? "," : "", map[p]);
-	if (!tb_tofa_exposed(md->topo, g, map, exposed)) {
+	if (!tb_tofa_exposed(md->topo, g, map, exposure, exposed)) {
 		for (int k = 0; k < md->topo->n_nodes; k++)
 			if (exposed[k]) {
 				xstrfmtcat(names, "%s%s", names ? "," : "",
@@ -91,7 +93,7 @@ extern void commtree_tofa_record(const struct commtree_model *md,
 		risky += tb_tofa_risky(occ->failure_prob, k);
 	if (n == job->nodes && !tb_tofa_graph_build(matrix, n, &g)) {
 		if (!tb_tofa_evaluate(md->topo, occ->failure_prob, &g, map,
-				      opts->penalty, &ev)) {
+				      opts->penalty, opts->exposure, &ev)) {
 			xstrfmtcat(*text, ";tofa_cost=%.6g;tofa_hops=%.6g;tofa_abort=%.6g",
 				   ev.cost, ev.hops, ev.abort);
 			*hops = ev.hops;
@@ -99,7 +101,7 @@ extern void commtree_tofa_record(const struct commtree_model *md,
 		/* The runtime model's C0: default on the empty torus. */
 		if (matrix && !tb_tofa_c0(md->topo, &g, opts, c0))
 			xstrfmtcat(*text, ";tofa_c0=%.6g", *c0);
-		_record_exposed(md, job_ptr, text, &g, map);
+		_record_exposed(md, job_ptr, text, &g, map, opts->exposure);
 		tb_tofa_graph_free(&g);
 	}
 	xstrfmtcat(*text, ";risky_nodes=%d;scotch=%s", risky,

@@ -353,7 +353,8 @@ static int cmp_int(const void *a, const void *b)
 }
 
 /* On a torus (TOFA): "<policy> nodes=<ids> map=<node of process 0>,...
- * cost=<Eq. 1> hops=<hop-bytes> abort=<probability per attempt>", and
+ * cost=<Eq. 1> hops=<hop-bytes> abort=<probability per attempt>" (the
+ * nodes it depends on as option exposure= says), and
  * " fallback" when tofa found no clean window and mapped onto every free
  * node (Listing 1.1 l. 12), " fallback=window" when it took the window
  * with the fewest risky nodes instead (option fallback=window). */
@@ -371,7 +372,7 @@ static int print_torus(const struct tb_scenario *s, enum tb_policy p,
 		return 1;
 	}
 	if (tb_tofa_evaluate(s->topo, s->occ->failure_prob, &g, alloc,
-			     s->opts.penalty, &ev)) {
+			     s->opts.penalty, s->opts.exposure, &ev)) {
 		free(sorted);
 		tb_tofa_graph_free(&g);
 		fprintf(stderr, "tb-alloc: out of memory\n");

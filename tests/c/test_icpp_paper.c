@@ -281,7 +281,8 @@ void test_icpp_options_text(void)
 			   "denominator=default1905 ranks=taken "
 			   "adaptive_tie=balanced mapper=scotch penalty=101 "
 			   "fallback=all scotch0=window "
-			   "scotch_arch=build0 scotch_strat=quality"));
+			   "scotch_arch=build0 scotch_strat=quality "
+			   "exposure=routes"));
 	CHECK_EQ(tb_options_parse(" eq3=path,fit=quiet\tratio=share ", &o, err,
 				  sizeof(err)), 0);
 	CHECK_EQ(o.eq3, TB_EQ3_PATH);

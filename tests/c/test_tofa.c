@@ -29,7 +29,7 @@ static void place(struct tb_scenario *s, enum tb_policy p, const char *words,
 		 TB_OK);
 	CHECK_EQ(tb_tofa_graph_build(s->job.matrix, s->job.nodes, &g), 0);
 	CHECK_EQ(tb_tofa_evaluate(s->topo, s->occ->failure_prob, &g, alloc,
-				  o.penalty, ev), 0);
+				  o.penalty, o.exposure, ev), 0);
 	tb_tofa_graph_free(&g);
 }
 
@@ -158,7 +158,7 @@ void test_tofa_tie_asymmetry(void)
 	 * aborts the job with its pf. */
 	CHECK_EQ(tb_tofa_graph_build(s->job.matrix, 2, &g), 0);
 	CHECK_EQ(tb_tofa_evaluate(s->topo, pf, &g, (int[]){ 0, 2 },
-				  TB_PENALTY_101, &ev), 0);
+				  TB_PENALTY_101, TB_EXPOSURE_ROUTES, &ev), 0);
 	CHECK_NEAR(ev.cost, 102);
 	CHECK_NEAR(ev.hops, 2);
 	CHECK_NEAR(ev.abort, 0.02);
@@ -177,7 +177,8 @@ void test_tofa_abort_two_risky(void)
 
 	CHECK_EQ(tb_tofa_graph_build(s->job.matrix, 3, &g), 0);
 	CHECK_EQ(tb_tofa_evaluate(s->topo, s->occ->failure_prob, &g,
-				  (int[]){ 1, 3, 5 }, TB_PENALTY_101, &ev), 0);
+				  (int[]){ 1, 3, 5 }, TB_PENALTY_101,
+				  TB_EXPOSURE_ROUTES, &ev), 0);
 	CHECK_NEAR(ev.abort, 1 - 0.98 * 0.9);
 	CHECK_NEAR(ev.cost, 5 * 202.0);
 	CHECK_NEAR(ev.hops, 10);
@@ -343,28 +344,30 @@ void test_tofa_hit_route_and_node(void)
 	struct tb_tofa_hit hit;
 	unsigned char *exposed = calloc(64, 1);
 	int map[] = { 3, 4, 5, 6 };
+	const enum tb_tofa_exposure R = TB_EXPOSURE_ROUTES;
 
 	CHECK(exposed != NULL);
 	CHECK_EQ(tb_tofa_graph_build(s->job.matrix, 4, &g), 0);
-	CHECK_EQ(tb_tofa_exposed(s->topo, &g, map, exposed), 0);
+	CHECK_EQ(tb_tofa_exposed(s->topo, &g, map, R, exposed), 0);
 	for (int k = 0; k < 64; k++)
 		CHECK_EQ(exposed[k], k == 0 || (k >= 3 && k <= 7));
-	CHECK_EQ(tb_tofa_hit(s->topo, &g, map, (int[]){ 8 }, 1, &hit), 0);
+	CHECK_EQ(tb_tofa_hit(s->topo, &g, map, R, (int[]){ 8 }, 1, &hit), 0);
 	CHECK_EQ(hit.node, -1);
-	CHECK_EQ(tb_tofa_hit(s->topo, &g, map, NULL, 0, &hit), 0);
+	CHECK_EQ(tb_tofa_hit(s->topo, &g, map, R, NULL, 0, &hit), 0);
 	CHECK_EQ(hit.node, -1);
-	CHECK_EQ(tb_tofa_hit(s->topo, &g, map, (int[]){ 8, 0 }, 2, &hit), 0);
+	CHECK_EQ(tb_tofa_hit(s->topo, &g, map, R, (int[]){ 8, 0 }, 2, &hit), 0);
 	CHECK_EQ(hit.node, 0);
 	CHECK_EQ(hit.on_route, 1);
-	CHECK_EQ(tb_tofa_hit(s->topo, &g, map, (int[]){ 7 }, 1, &hit), 0);
+	CHECK_EQ(tb_tofa_hit(s->topo, &g, map, R, (int[]){ 7 }, 1, &hit), 0);
 	CHECK_EQ(hit.node, 7);
 	CHECK_EQ(hit.on_route, 1);
 	/* One of its own nodes first, whatever the order. */
-	CHECK_EQ(tb_tofa_hit(s->topo, &g, map, (int[]){ 0, 5 }, 2, &hit), 0);
+	CHECK_EQ(tb_tofa_hit(s->topo, &g, map, R, (int[]){ 0, 5 }, 2, &hit), 0);
 	CHECK_EQ(hit.node, 5);
 	CHECK_EQ(hit.on_route, 0);
 	/* A node out of range is an error, not a miss. */
-	CHECK_EQ(tb_tofa_hit(s->topo, &g, map, (int[]){ 64 }, 1, &hit), -1);
+	CHECK_EQ(tb_tofa_hit(s->topo, &g, map, R, (int[]){ 64 }, 1, &hit),
+		 -1);
 	/* The abort probability reads the same set: pf 0.5 on 0 and 8. */
 	{
 		double pf[64] = { 0 };
@@ -372,9 +375,29 @@ void test_tofa_hit_route_and_node(void)
 
 		pf[0] = pf[8] = 0.5;
 		CHECK_EQ(tb_tofa_evaluate(s->topo, pf, &g, map, TB_PENALTY_101,
-					  &ev), 0);
+					  TB_EXPOSURE_ROUTES, &ev), 0);
 		CHECK_NEAR(ev.abort, 0.5);
+		/* exposure=own (L755-757): 0 and 7 are on routes only, so
+		 * the job depends on 3-6 alone; the cost is the same. */
+		CHECK_EQ(tb_tofa_evaluate(s->topo, pf, &g, map, TB_PENALTY_101,
+					  TB_EXPOSURE_OWN, &ev), 0);
+		CHECK_NEAR(ev.abort, 0);
+		pf[5] = 0.1;
+		CHECK_EQ(tb_tofa_evaluate(s->topo, pf, &g, map, TB_PENALTY_101,
+					  TB_EXPOSURE_OWN, &ev), 0);
+		CHECK_NEAR(ev.abort, 0.1);
 	}
+	CHECK_EQ(tb_tofa_exposed(s->topo, &g, map, TB_EXPOSURE_OWN, exposed),
+		 0);
+	for (int k = 0; k < 64; k++)
+		CHECK_EQ(exposed[k], k >= 3 && k <= 6);
+	CHECK_EQ(tb_tofa_hit(s->topo, &g, map, TB_EXPOSURE_OWN,
+			     (int[]){ 0, 7 }, 2, &hit), 0);
+	CHECK_EQ(hit.node, -1);
+	CHECK_EQ(tb_tofa_hit(s->topo, &g, map, TB_EXPOSURE_OWN,
+			     (int[]){ 7, 6 }, 2, &hit), 0);
+	CHECK_EQ(hit.node, 6);
+	CHECK_EQ(hit.on_route, 0);
 	free(exposed);
 	tb_tofa_graph_free(&g);
 	tb_scenario_free(s);
