@@ -27,6 +27,7 @@ static const struct tb_test tb_tests[] = {
 	T(test_properties_random_states),
 	T(test_properties_balanced_powers_of_two),
 	T(test_scenario_errors),
+	T(test_scenario_long_lines),
 	T(test_matrix_parse_and_hop_bytes),
 	T(test_matrix_errors),
 	T(test_matrix_block_placement_and_line_form),

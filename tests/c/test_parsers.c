@@ -32,6 +32,56 @@ void test_scenario_errors(void)
 			      "cycle");
 }
 
+/*
+ * Scenario lines up to TB_SCENARIO_MAX_LINE bytes (scenario.h: a replayed
+ * machine's running job lists its scattered nodes; workloads/nedd_model.py
+ * writes such lines; they were cut at 1023 bytes): a running line of
+ * 1,000 scattered nodes is read whole, a line of exactly the limit is
+ * read, one byte more is refused with the limit named.
+ */
+void test_scenario_long_lines(void)
+{
+	size_t cap = TB_SCENARIO_MAX_LINE + 64, n = 0;
+	char *text = malloc(cap);
+	struct tb_scenario *s = NULL;
+	char err[256] = "";
+
+	CHECK(text != NULL);
+	if (!text)
+		return;
+	n += (size_t)snprintf(text + n, cap - n, "router A 2000\nrunning nodes=");
+	for (int k = 0; k < 2000; k += 2)
+		n += (size_t)snprintf(text + n, cap - n, "%s%d", k ? "," : "", k);
+	n += (size_t)snprintf(text + n, cap - n, " inj=1\njob nodes=1\n");
+	CHECK(n > 4096 && n < cap);
+	CHECK_EQ(tb_scenario_parse(text, n, "x", &s, err, sizeof(err)), 0);
+	if (s) {
+		CHECK_EQ(s->n_runs, 1);
+		CHECK_EQ(s->runs[0].n, 1000);
+		CHECK_EQ(s->runs[0].nodes[999], 1998);
+		tb_scenario_free(s);
+		s = NULL;
+	} else {
+		fprintf(stderr, "  long running line: %s\n", err);
+	}
+
+	/* A comment line of exactly the limit, then of one byte more (the
+	 * length is checked before the comment is cut). */
+	n = 0;
+	text[n++] = '#';
+	memset(text + n, 'x', TB_SCENARIO_MAX_LINE - 1);
+	n += TB_SCENARIO_MAX_LINE - 1;
+	n += (size_t)snprintf(text + n, cap - n, "\nleaf a 4 0 0\njob nodes=1\n");
+	CHECK_EQ(tb_scenario_parse(text, n, "x", &s, err, sizeof(err)), 0);
+	if (s)
+		tb_scenario_free(s);
+	memmove(text + 1, text, n + 1);
+	n++;
+	text[n] = '\0';
+	expect_scenario_error(text, "x:1: line longer than 1048576 bytes");
+	free(text);
+}
+
 void test_matrix_parse_and_hop_bytes(void)
 {
 	const char *ok = "# two ranks\nranks 2\n0 1 10\n1 0 5 # back\n0 1 1\n";

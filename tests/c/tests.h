@@ -24,6 +24,7 @@ void test_refusals(void);
 void test_properties_random_states(void);
 void test_properties_balanced_powers_of_two(void);
 void test_scenario_errors(void);
+void test_scenario_long_lines(void);
 void test_matrix_parse_and_hop_bytes(void);
 void test_matrix_errors(void);
 void test_matrix_block_placement_and_line_form(void);
