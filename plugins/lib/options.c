@@ -159,15 +159,23 @@ static int set_word(struct tb_options *o, const char *w, size_t n, char *err,
 				 (int)vn, eq + 1);
 		return -1;
 	}
-	if (err && errlen)
-		snprintf(err, errlen, "unknown option '%.*s' (eq3, ratio, fit, "
-			 "split, denominator, ranks, adaptive_tie, mapper, "
-			 "penalty, fallback, scotch0, scotch_arch, scotch_strat, "
-			 "exposure, "
-			 "NeDD's "
-			 "theta, "
-			 "unprofiled, window, stall_g, stall_noise, stall, jitter, inj_*; "
-			 "key=value)", (int)n, w);
+	if (err && errlen) {
+		/* The keys from the table, then NeDD's (nedd_profile.c). */
+		char names[256];
+		size_t used = 0;
+
+		names[0] = '\0';
+		for (int i = 0; i < N_KEYS && used < sizeof(names); i++) {
+			int k = snprintf(names + used, sizeof(names) - used,
+					 "%s, ", keys[i].key);
+			if (k < 0)
+				break;
+			used += (size_t)k;
+		}
+		snprintf(err, errlen, "unknown option '%.*s' (%sNeDD's theta, "
+			 "unprofiled, window, stall_g, stall_noise, stall, "
+			 "jitter, seed, inj_*; key=value)", (int)n, w, names);
+	}
 	return -1;
 }
 
@@ -204,6 +212,30 @@ int tb_options_format(const struct tb_options *o, char *buf, size_t len)
 		if (n < 0)
 			return n;
 		used += (size_t)n;
+	}
+	return (int)used;
+}
+
+int tb_options_words_format(char *buf, size_t len)
+{
+	size_t used = 0;
+
+	for (int i = 0; i < N_KEYS; i++) {
+		for (int v = -1; v < MAX_VALUES; v++) {
+			int n;
+
+			if (v >= 0 && !keys[i].values[v])
+				break;
+			/* v -1: " key=", then each value, "|" between. */
+			n = snprintf(used < len ? buf + used : NULL,
+				     used < len ? len - used : 0, "%s%s%s",
+				     v < 0 ? (i ? " " : "") : (v ? "|" : ""),
+				     v < 0 ? keys[i].key : keys[i].values[v],
+				     v < 0 ? "=" : "");
+			if (n < 0)
+				return n;
+			used += (size_t)n;
+		}
 	}
 	return (int)used;
 }

@@ -178,4 +178,10 @@ int tb_options_parse(const char *text, struct tb_options *o, char *err,
  * what snprintf returns. */
 int tb_options_format(const struct tb_options *o, char *buf, size_t len);
 
+/* Every word the table above accepts, its values in enum order (the
+ * first is the default): "eq3=pair|path ratio=eq1|share ...
+ * exposure=routes|own" (tb-alloc's usage; NeDD's keys are in
+ * nedd_options.h); returns what snprintf returns. */
+int tb_options_words_format(char *buf, size_t len);
+
 #endif

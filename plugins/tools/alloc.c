@@ -77,6 +77,9 @@
 
 static void usage(void)
 {
+	char words[1024], *save = NULL;
+	size_t col = 8;
+
 	fprintf(stderr,
 		"usage: tb-alloc <scenario> [<policy>|all] [--options <words>]\n"
 		"                [--pressure]\n"
@@ -89,11 +92,21 @@ static void usage(void)
 		"policies:");
 	for (int p = 0; p < TB_POLICY_COUNT; p++)
 		fprintf(stderr, " %s", tb_policy_name((enum tb_policy)p));
+	/* The library's option words from its table (options.c), wrapped. */
+	if (tb_options_words_format(words, sizeof(words)) < 0)
+		words[0] = '\0';
+	fprintf(stderr, "\noptions:");
+	for (char *w = strtok_r(words, " ", &save); w;
+	     w = strtok_r(NULL, " ", &save)) {
+		if (col + 1 + strlen(w) > 72) {
+			fprintf(stderr, "\n        ");
+			col = 8;
+		}
+		col += 1 + strlen(w);
+		fprintf(stderr, " %s", w);
+	}
 	fprintf(stderr,
-		"\noptions: eq3=pair|path ratio=eq1|share fit=bestfit|quiet\n"
-		"         split=halve|pow2 denominator=default1905|default\n"
-		"         ranks=taken|index|authors adaptive_tie=balanced|greedy\n"
-		"         NeDD: theta=<f> unprofiled=<strategy> window=<s>\n"
+		"\n         NeDD: theta=<f> unprofiled=<strategy> window=<s>\n"
 		"         stall_g=<g> stall_noise=<x> stall=chassis|routed\n"
 		"         inj_kernel=<x> inj_canary=<x> inj_<app>=<x>\n"
 		"         inj_unnamed=<x> jitter=<x> seed=<n>\n");

@@ -305,6 +305,31 @@ void test_icpp_options_text(void)
 	CHECK_EQ(o.split, TB_SPLIT_HALVE);
 	CHECK_EQ(tb_options_parse("colour=red", &o, err, sizeof(err)), -1);
 	CHECK(!strncmp(err, "unknown option 'colour=red'", 27));
+	/* The words tb-alloc's usage prints, from the same table: every
+	 * key, its values in enum order (the default first). */
+	{
+		char words[1024], msg[512];
+		const char *last = "scotch_strat=quality|default "
+				   "exposure=routes|own";
+		size_t wn;
+
+		CHECK_EQ(tb_options_words_format(NULL, 0),
+			 tb_options_words_format(words, sizeof(words)));
+		wn = strlen(words);
+		CHECK(!strncmp(words, "eq3=pair|path ratio=eq1|share ", 30));
+		CHECK(strstr(words, " ranks=taken|index|authors ") != NULL);
+		CHECK(strstr(words, " scotch_arch=build0|build2 ") != NULL);
+		CHECK(wn > strlen(last) &&
+		      !strcmp(words + wn - strlen(last), last));
+		/* Cut short, it still ends in a NUL and says what it needed. */
+		CHECK_EQ(tb_options_words_format(words, 10), (int)wn);
+		CHECK(!strcmp(words, "eq3=pair|"));
+		/* The unknown-key message names the table's keys and NeDD's. */
+		CHECK_EQ(tb_options_parse("colour=red", &o, msg, sizeof(msg)), -1);
+		CHECK(strstr(msg, "(eq3, ratio, fit, ") != NULL);
+		CHECK(strstr(msg, "scotch_strat, exposure, NeDD's theta") != NULL);
+		CHECK(strstr(msg, " seed, inj_*; key=value)") != NULL);
+	}
 	CHECK_EQ(tb_options_parse("eq3", &o, err, sizeof(err)), -1);
 	CHECK_EQ(tb_options_parse("", &o, err, sizeof(err)), 0);
 

@@ -4,10 +4,12 @@ the same order of values: the first is the paper's form and the default."""
 
 import os
 import re
+import subprocess
 
 import pytest
 
 from workloads.cluster_defs import NEDD_STALL, OPTION_VALUES, DefinitionError, parse_options
+from workloads.registry import build_dir
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -48,3 +50,18 @@ def test_nedds_stall_model_words_are_the_librarys():
     assert parse_options("stall=routed") == ["stall=routed"]
     with pytest.raises(DefinitionError, match="stall=transit"):
         parse_options("stall=transit")
+
+
+def test_tb_allocs_usage_lists_every_word_of_the_librarys_table():
+    # tb-alloc's usage prints the option words from options.c's table
+    # (key=first|second...), not a list of its own that can fall behind:
+    # the TOFA family's words (mapper= ... exposure=) were missing.
+    tool = os.path.join(build_dir(ROOT), "tb-alloc")
+    if not os.access(tool, os.X_OK):
+        pytest.skip("tb-alloc is not built (make -C plugins tools)")
+    r = subprocess.run([tool], capture_output=True, text=True, check=False)
+    assert r.returncode == 2
+    words = r.stderr.split()
+    for key, values in library_keys().items():
+        assert f"{key}={'|'.join(values)}" in words, key
+    assert "stall=chassis|routed" in words and "seed=<n>" in words
