@@ -366,7 +366,7 @@ int tb_scenario_parse(const char *text, size_t len, const char *name,
 {
 	struct builder b = { .name = name, .err = err, .errlen = errlen };
 	char *line, *w[MAX_WORDS];
-	size_t pos = 0;
+	size_t pos = 0, cap;
 	int rc;
 
 	*out = NULL;
@@ -375,8 +375,10 @@ int tb_scenario_parse(const char *text, size_t len, const char *name,
 		free(b.s);
 		return tb_scn_fail(&b, "out of memory");
 	}
-	/* A machine's running job may list thousands of scattered nodes. */
-	line = malloc(TB_SCENARIO_MAX_LINE + 1);
+	/* A machine's running job may list thousands of scattered nodes;
+	 * no line is longer than the text, so a short text needs no more. */
+	cap = (len < TB_SCENARIO_MAX_LINE ? len : TB_SCENARIO_MAX_LINE) + 1;
+	line = malloc(cap);
 	if (!line) {
 		tb_scn_fail(&b, "out of memory");
 		goto bad;
@@ -385,8 +387,7 @@ int tb_scenario_parse(const char *text, size_t len, const char *name,
 	b.s->job.pattern = TB_PATTERN_RD;
 	b.s->job.comm_fraction = 0.5;
 	b.s->opts = tb_options_default();
-	while ((rc = tb_next_line(text, len, &pos, line,
-				  TB_SCENARIO_MAX_LINE + 1)) != 0) {
+	while ((rc = tb_next_line(text, len, &pos, line, cap)) != 0) {
 		int n;
 
 		b.line++;
