@@ -3,7 +3,8 @@ icpp-table3.exp plans exactly the union of the three per-log definitions'
 runs, each with the same cluster and parameters, and takes the paper's
 numbers from their paper.* lines (paper_from) rather than a copy; the
 experiment's own directory keeps copies of those definitions, so its
-table reads the same numbers later. paper_from's refusals."""
+table reads the same numbers later (icpp-readings reads them so too).
+paper_from's refusals."""
 
 import collections
 import os
@@ -51,17 +52,18 @@ def test_one_log_of_the_whole_table_is_that_logs_definition(tmp_path, log):
         planned(tmp_path, f"icpp-table3-{log}")
 
 
-def test_the_paper_numbers_are_the_three_definitions_and_not_copied():
-    d = definition("icpp-table3")
+@pytest.mark.parametrize("name", ["icpp-table3", "icpp-readings"])
+def test_the_paper_numbers_are_the_three_definitions_and_not_copied(name):
+    d = definition(name)
     want, text = {}, {}
-    for name in PER_LOG:
-        one = definition(name)
+    for per_log in PER_LOG:
+        one = definition(per_log)
         want.update(one.paper)
         text.update(one.paper_text)
     assert len(want) == 3 * 2 * 7
     assert d.paper == want and d.paper_text == text
     assert d.paper_from == PER_LOG
-    with open(os.path.join(EXPERIMENTS, "icpp-table3.exp"), encoding="utf-8") as f:
+    with open(os.path.join(EXPERIMENTS, name + ".exp"), encoding="utf-8") as f:
         assert not [line for line in f if line.startswith("paper.")]
 
 
