@@ -128,7 +128,7 @@ def test_a_paper_table_on_the_scaled_clock_is_refused_unless_it_says_why(tmp_pat
     parse_definition(os.path.join(ROOT, "experiments", "smoke-tiny.exp"))
 
 
-@pytest.mark.parametrize("name", ["icpp-table3-theta", "icpp-table3-mira",
+@pytest.mark.parametrize("name", ["icpp-table3", "icpp-table3-theta", "icpp-table3-mira",
                                   "icpp-table3-intrepid", "icpp-fig8", "icpp-table4-theta",
                                   "icpp-readings"])
 def test_every_icpp_paper_table_runs_on_the_virtual_clock(name):

@@ -13,7 +13,10 @@ A definition is key = value lines ('#' starts a comment):
   UPPERCASE keys are replay parameters (JOBS, SPEEDUP, CLOCK, ...), and any
   of cluster and the parameters may take a '.<log>' suffix for one log;
   paper.<metric>.<log>.<pattern>.<policy> = <number>, '*' where the paper
-  gives one number for all logs, patterns or policies.
+  gives one number for all logs, patterns or policies;
+  paper_from = <definition> ...: the paper.* lines of other definitions of
+  the same directory, read rather than copied (icpp-table3 takes the three
+  icpp-table3-<log> files'); a number given twice is refused.
 
 Each kind's own keys, runs and paper figures are in its module's docstring
 (kinds.py lists the modules). Every kind leaves a replay's PREFILL jobs
@@ -133,6 +136,11 @@ class Definition:
         self.select = {}
         self.paper = {}          # (metric, log, pattern, policy) -> number
         self.paper_text = {}     # the same keys -> the number as written
+        # paper_from: the definitions whose paper.* lines this one reads,
+        # and every file they came from (planning copies them beside the
+        # experiment's copy of this one).
+        self.paper_from = []
+        self.paper_files = []
 
     def cluster_of(self, log):
         return self.cluster.get(log, self.cluster.get(""))
@@ -187,7 +195,9 @@ def clusters_available():
     return sorted(f[:-len(".cluster")] for f in os.listdir(d) if f.endswith(".cluster"))
 
 
-def parse_definition(path):
+def parse_definition(path, _reading=()):
+    """_reading: the definitions whose paper_from led here (a cycle is
+    refused)."""
     if not os.path.isfile(path):
         raise ExperimentError(f"{path}: no such experiment definition")
     d = Definition(path)
@@ -251,11 +261,40 @@ def parse_definition(path):
             setattr(d, key, int(value))
         elif key == "note":
             d.notes.append(value)
+        elif key == "paper_from":
+            d.paper_from += value.split()
         else:
             raise ExperimentError(f"{where}unknown key '{key}'")
+    read_paper_from(d, f"{path}: ", _reading)
     check_clock(d, f"{path}: ")
     validate(d, f"{path}: ")
     return d
+
+
+def read_paper_from(d, where, reading):
+    """paper_from = <definition> ...: the paper's numbers of other
+    definitions beside this one (experiments/<name>.exp), each parsed and
+    checked whole, so that a table of several logs shows the numbers the
+    per-log definitions declare, with no second copy. A number that two
+    of them give, or this one and one of them, is refused."""
+    here = os.path.abspath(d.path)
+    given = {k: "this definition" for k in d.paper}
+    for name in d.paper_from:
+        src = os.path.join(os.path.dirname(d.path), name + ".exp")
+        if not re.fullmatch(r"[a-z0-9][a-z0-9_-]*", name) or not os.path.isfile(src):
+            raise ExperimentError(f"{where}paper_from {name}: expected the name of a "
+                                  f"definition beside this one (no {src})")
+        if os.path.abspath(src) in (here,) + tuple(reading):
+            raise ExperimentError(f"{where}paper_from {name}: a definition that reads "
+                                  "its own paper lines")
+        other = parse_definition(src, (here,) + tuple(reading))
+        for k, v in other.paper.items():
+            if k in given:
+                raise ExperimentError(f"{where}paper.{'.'.join(k)}: given by {given[k]} "
+                                      f"and by {name}")
+            given[k] = name
+            d.paper[k], d.paper_text[k] = v, other.paper_text[k]
+        d.paper_files += [src] + other.paper_files
 
 
 def check_clock(d, where):

@@ -42,6 +42,13 @@ def plan(d, exp_id, out, sets=()):
         # The table reads this copy: a later edit of the definition does
         # not change what an experiment ran.
         write_atomic(os.path.join(tmp, "definition.exp"), text)
+        # And the definitions its paper_from reads, beside it, where the
+        # copy's paper_from finds them.
+        for src in d.paper_files:
+            if os.path.basename(src) == "definition.exp":
+                raise ExperimentError(f"paper_from {src}: a definition named 'definition' "
+                                      "would replace the experiment's copy")
+            shutil.copyfile(src, os.path.join(tmp, os.path.basename(src)))
         meta = {"id": exp_id, "name": d.name, "definition_file": os.path.relpath(d.path, ROOT),
                 "definition": text, "overrides": d.overrides,
                 "sets": list(sets),

@@ -101,6 +101,8 @@ def load_runs(run_dirs, d=None):
 def header_md(d, runs, meta):
     out = [f"# Experiment {d.name}" + (f" ({meta['id']})" if meta else ""), "",
            d.description, ""]
+    if d.paper_from:
+        out += [f"The paper's numbers: the `paper.*` lines of {', '.join(d.paper_from)}.", ""]
     kind = kind_of(d)
     if runs:
         out += kind.header(d, runs)
