@@ -68,6 +68,9 @@ cmd_config() {
 	# (a RESUME's from its manifest); a change of it changes slurm.conf,
 	# so make up reconfigures a running controller (needs_reconfigure).
 	[ -z "${BF_WINDOW:-}" ] || args+=(--bf-window "$BF_WINDOW")
+	# SCHED_EXTRA (params.tsv): SchedulerParameters words appended, for a
+	# measurement (workloads/sched_extra.py); unset, the line is unchanged.
+	[ -z "${SCHED_EXTRA:-}" ] || args+=(--sched-extra "$SCHED_EXTRA")
 	# generate.py checks POLICY against the registry.
 	build_tools registry
 	in_tools python3 "$ROOT/emulated-clusters/generate.py" "${args[@]}"

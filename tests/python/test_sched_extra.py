@@ -1,0 +1,105 @@
+"""SCHED_EXTRA (workloads/sched_extra.py, params.tsv): SchedulerParameters
+words appended to the generated line by make up, for measuring one
+setting; unset, the line is unchanged; a bad word, or a name the line sets
+already (Slurm reads the first occurrence), is one line naming SCHED_EXTRA
+and nothing is written."""
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from workloads import params, sched_extra
+from workloads.registry import build_dir
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+HAVE_REGISTRY = os.path.exists(os.path.join(build_dir(ROOT), "policies.tsv"))
+needs_registry = pytest.mark.skipif(not HAVE_REGISTRY,
+                                    reason="policy registry not built (make -C plugins tools)")
+
+
+def generate(tmp_path, *extra):
+    return subprocess.run([sys.executable, os.path.join(ROOT, "emulated-clusters", "generate.py"),
+                           "tiny", str(tmp_path / "tiny"), *extra], capture_output=True,
+                          text=True, env=dict(os.environ, PYTHONPATH=ROOT))
+
+
+def sched_params(tmp_path):
+    conf = (tmp_path / "tiny" / "slurm.conf").read_text().splitlines()
+    (line,) = [x for x in conf if x.startswith("SchedulerParameters=")]
+    return line[len("SchedulerParameters="):].split(",")
+
+
+def cluster_env(tmp_path):
+    text = (tmp_path / "tiny" / "cluster.env").read_text().splitlines()
+    return dict(x.split("=", 1) for x in text)
+
+
+def test_one_declaration_a_cluster_text_no_experiment_sets():
+    p = params.by_name()["SCHED_EXTRA"]
+    assert (p.section, p.type, p.default, p.flag, p.experiment) == (
+        "cluster", "text", "", "", False)
+
+
+def test_check_takes_words_and_refuses_the_rest_in_one_line():
+    assert sched_extra.check("") == [] and sched_extra.check(None) == []
+    assert sched_extra.check("bf_yield_interval=200000,bf_yield_sleep=200000") == [
+        "bf_yield_interval=200000", "bf_yield_sleep=200000"]
+    assert sched_extra.check("enable_job_state_cache") == ["enable_job_state_cache"]
+    for bad in ["a b", "bf_yield_sleep=", "x=1,,y=2", "max_rpc_cnt=8,max_rpc_cnt=9",
+                "SlurmctldParameters=enable_rpc_queue", "bf_yield_sleep=1;x"]:
+        with pytest.raises(ValueError) as e:
+            sched_extra.check(bad)
+        assert str(e.value).startswith(f"SCHED_EXTRA={bad}: ") and "\n" not in str(e.value)
+
+
+def test_append_refuses_a_name_the_line_sets_already():
+    assert sched_extra.append("a=1,b", []) == "a=1,b"
+    assert sched_extra.append("a=1,b", ["c=2"]) == "a=1,b,c=2"
+    with pytest.raises(ValueError, match="SCHED_EXTRA: b=3,a: already set"):
+        sched_extra.append("a=1,b", ["b=3", "c", "a"])
+
+
+@needs_registry
+def test_slurm_conf_gets_the_words_last_only_when_set(tmp_path):
+    assert generate(tmp_path).returncode == 0
+    default = sched_params(tmp_path)
+    assert cluster_env(tmp_path)["SCHED_EXTRA"] == ""
+    r = generate(tmp_path, "--sched-extra", "bf_yield_interval=200000,bf_yield_sleep=200000")
+    assert r.returncode == 0, r.stderr
+    assert sched_params(tmp_path) == default + ["bf_yield_interval=200000",
+                                                "bf_yield_sleep=200000"]
+    assert cluster_env(tmp_path)["SCHED_EXTRA"] == "bf_yield_interval=200000,bf_yield_sleep=200000"
+    # After BF_WINDOW's word, which stays where it was.
+    assert generate(tmp_path, "--bf-window", "2000", "--sched-extra", "max_rpc_cnt=10").returncode == 0
+    assert sched_params(tmp_path) == default + ["bf_window=2000", "max_rpc_cnt=10"]
+
+
+@needs_registry
+@pytest.mark.parametrize("words,rate", [("bf_interval=5", "1"), ("bf_window=10", "1"),
+                                        ("bf_max_time=2", "100")])
+def test_generate_refuses_a_name_set_already_writing_nothing(tmp_path, words, rate):
+    extra = ("--bf-window", "60") if words.startswith("bf_window") else ()
+    r = generate(tmp_path, "--clock-rate", rate, *extra, "--sched-extra", words)
+    assert r.returncode == 2
+    assert r.stderr.strip().splitlines() == [
+        f"error: SCHED_EXTRA: {words}: already set by the generated SchedulerParameters "
+        "(Slurm reads the first occurrence); change it where it is generated instead"]
+    assert not (tmp_path / "tiny").exists()
+
+
+@needs_registry
+def test_bf_max_time_is_free_at_rate_1(tmp_path):
+    # At rate 1 the clock writes no bf_max_time: Slurm's default (bf_interval).
+    assert generate(tmp_path, "--sched-extra", "bf_max_time=1").returncode == 0
+    assert sched_params(tmp_path)[-1] == "bf_max_time=1"
+
+
+@needs_registry
+def test_generate_refuses_a_bad_word_in_one_line_writing_nothing(tmp_path):
+    r = generate(tmp_path, "--sched-extra", "bf yield")
+    assert r.returncode == 2
+    assert len(r.stderr.strip().splitlines()) == 1
+    assert r.stderr.startswith("error: SCHED_EXTRA=bf yield: ")
+    assert not (tmp_path / "tiny").exists()
