@@ -5,6 +5,8 @@ command line stays in the bats suites (tests/*.bats)."""
 
 import json
 import os
+import subprocess
+import sys
 import time
 
 import pytest
@@ -90,3 +92,33 @@ def twin_of_emulation(tmp_path):
         return twin / twin_id
 
     return validate
+
+
+class TinyConfig:
+    """emulated-clusters/generate.py run for `tiny` into tmp_path/tiny,
+    and what the tests read back: the SchedulerParameters words and
+    cluster.env (test_bf_window, test_sched_extra)."""
+
+    def __init__(self, tmp_path):
+        self.root = os.path.dirname(TESTS)
+        self.dir = tmp_path / "tiny"
+
+    def generate(self, *extra):
+        return subprocess.run([sys.executable,
+                               os.path.join(self.root, "emulated-clusters", "generate.py"),
+                               "tiny", str(self.dir), *extra], capture_output=True,
+                              text=True, env=dict(os.environ, PYTHONPATH=self.root))
+
+    def sched_params(self):
+        conf = (self.dir / "slurm.conf").read_text().splitlines()
+        (line,) = [x for x in conf if x.startswith("SchedulerParameters=")]
+        return line[len("SchedulerParameters="):].split(",")
+
+    def cluster_env(self):
+        text = (self.dir / "cluster.env").read_text().splitlines()
+        return dict(x.split("=", 1) for x in text)
+
+
+@pytest.fixture
+def tiny(tmp_path):
+    return TinyConfig(tmp_path)

@@ -8,7 +8,6 @@ import argparse
 import json
 import os
 import subprocess
-import sys
 
 import pytest
 
@@ -28,21 +27,6 @@ needs_registry = pytest.mark.skipif(not HAVE_REGISTRY,
                                     reason="policy registry not built (make -C plugins tools)")
 
 
-def generate(tmp_path, *extra):
-    return subprocess.run([sys.executable, os.path.join(ROOT, "emulated-clusters", "generate.py"),
-                           "tiny", str(tmp_path / "tiny"), *extra], capture_output=True,
-                          text=True, env=dict(os.environ, PYTHONPATH=ROOT))
-
-
-def sched_params(tmp_path):
-    conf = (tmp_path / "tiny" / "slurm.conf").read_text().splitlines()
-    (line,) = [x for x in conf if x.startswith("SchedulerParameters=")]
-    return line[len("SchedulerParameters="):].split(",")
-
-
-def cluster_env(tmp_path):
-    text = (tmp_path / "tiny" / "cluster.env").read_text().splitlines()
-    return dict(x.split("=", 1) for x in text)
 
 
 def test_one_declaration_an_int_the_replay_and_experiments_take():
@@ -53,26 +37,26 @@ def test_one_declaration_an_int_the_replay_and_experiments_take():
 
 
 @needs_registry
-def test_slurm_conf_gets_bf_window_only_when_set_and_resolution_stays(tmp_path):
-    assert generate(tmp_path).returncode == 0
-    words = sched_params(tmp_path)
+def test_slurm_conf_gets_bf_window_only_when_set_and_resolution_stays(tmp_path, tiny):
+    assert tiny.generate().returncode == 0
+    words = tiny.sched_params()
     default = list(words)
     assert not any(w.startswith("bf_window") for w in words)
-    assert cluster_env(tmp_path)["BF_WINDOW"] == ""
-    assert generate(tmp_path, "--bf-window", "2000").returncode == 0
-    words = sched_params(tmp_path)
+    assert tiny.cluster_env()["BF_WINDOW"] == ""
+    assert tiny.generate("--bf-window", "2000").returncode == 0
+    words = tiny.sched_params()
     # The same parameters and one more: the window, nothing else moved
     # (bf_resolution stays 1 s; no bf_window_linear).
     assert words == default + ["bf_window=2000"]
     assert "bf_resolution=1" in words and not any("linear" in w for w in words)
-    assert cluster_env(tmp_path)["BF_WINDOW"] == "2000"
-    assert generate(tmp_path, "--bf-window", "43200").returncode == 0
-    assert sched_params(tmp_path)[-1] == "bf_window=43200"
+    assert tiny.cluster_env()["BF_WINDOW"] == "2000"
+    assert tiny.generate("--bf-window", "43200").returncode == 0
+    assert tiny.sched_params()[-1] == "bf_window=43200"
 
 
 @pytest.mark.parametrize("bad", ["-5", "0", "1.5", "2000min", "43201"])
-def test_generate_refuses_a_bad_window_in_one_line_writing_nothing(tmp_path, bad):
-    r = generate(tmp_path, "--bf-window", bad)
+def test_generate_refuses_a_bad_window_in_one_line_writing_nothing(tmp_path, bad, tiny):
+    r = tiny.generate("--bf-window", bad)
     assert r.returncode == 2
     assert r.stderr.strip().splitlines() == [
         f"error: BF_WINDOW={bad}: expected whole minutes from 1 to 43200 (Slurm's "

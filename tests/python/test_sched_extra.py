@@ -5,8 +5,6 @@ already (Slurm reads the first occurrence), is one line naming SCHED_EXTRA
 and nothing is written."""
 
 import os
-import subprocess
-import sys
 
 import pytest
 
@@ -19,21 +17,6 @@ needs_registry = pytest.mark.skipif(not HAVE_REGISTRY,
                                     reason="policy registry not built (make -C plugins tools)")
 
 
-def generate(tmp_path, *extra):
-    return subprocess.run([sys.executable, os.path.join(ROOT, "emulated-clusters", "generate.py"),
-                           "tiny", str(tmp_path / "tiny"), *extra], capture_output=True,
-                          text=True, env=dict(os.environ, PYTHONPATH=ROOT))
-
-
-def sched_params(tmp_path):
-    conf = (tmp_path / "tiny" / "slurm.conf").read_text().splitlines()
-    (line,) = [x for x in conf if x.startswith("SchedulerParameters=")]
-    return line[len("SchedulerParameters="):].split(",")
-
-
-def cluster_env(tmp_path):
-    text = (tmp_path / "tiny" / "cluster.env").read_text().splitlines()
-    return dict(x.split("=", 1) for x in text)
 
 
 def test_one_declaration_a_cluster_text_no_experiment_sets():
@@ -62,26 +45,26 @@ def test_append_refuses_a_name_the_line_sets_already():
 
 
 @needs_registry
-def test_slurm_conf_gets_the_words_last_only_when_set(tmp_path):
-    assert generate(tmp_path).returncode == 0
-    default = sched_params(tmp_path)
-    assert cluster_env(tmp_path)["SCHED_EXTRA"] == ""
-    r = generate(tmp_path, "--sched-extra", "bf_yield_interval=200000,bf_yield_sleep=200000")
+def test_slurm_conf_gets_the_words_last_only_when_set(tmp_path, tiny):
+    assert tiny.generate().returncode == 0
+    default = tiny.sched_params()
+    assert tiny.cluster_env()["SCHED_EXTRA"] == ""
+    r = tiny.generate("--sched-extra", "bf_yield_interval=200000,bf_yield_sleep=200000")
     assert r.returncode == 0, r.stderr
-    assert sched_params(tmp_path) == default + ["bf_yield_interval=200000",
+    assert tiny.sched_params() == default + ["bf_yield_interval=200000",
                                                 "bf_yield_sleep=200000"]
-    assert cluster_env(tmp_path)["SCHED_EXTRA"] == "bf_yield_interval=200000,bf_yield_sleep=200000"
+    assert tiny.cluster_env()["SCHED_EXTRA"] == "bf_yield_interval=200000,bf_yield_sleep=200000"
     # After BF_WINDOW's word, which stays where it was.
-    assert generate(tmp_path, "--bf-window", "2000", "--sched-extra", "max_rpc_cnt=10").returncode == 0
-    assert sched_params(tmp_path) == default + ["bf_window=2000", "max_rpc_cnt=10"]
+    assert tiny.generate("--bf-window", "2000", "--sched-extra", "max_rpc_cnt=10").returncode == 0
+    assert tiny.sched_params() == default + ["bf_window=2000", "max_rpc_cnt=10"]
 
 
 @needs_registry
 @pytest.mark.parametrize("words,rate", [("bf_interval=5", "1"), ("bf_window=10", "1"),
                                         ("bf_max_time=2", "100")])
-def test_generate_refuses_a_name_set_already_writing_nothing(tmp_path, words, rate):
+def test_generate_refuses_a_name_set_already_writing_nothing(tmp_path, words, rate, tiny):
     extra = ("--bf-window", "60") if words.startswith("bf_window") else ()
-    r = generate(tmp_path, "--clock-rate", rate, *extra, "--sched-extra", words)
+    r = tiny.generate("--clock-rate", rate, *extra, "--sched-extra", words)
     assert r.returncode == 2
     assert r.stderr.strip().splitlines() == [
         f"error: SCHED_EXTRA: {words}: already set by the generated SchedulerParameters "
@@ -90,15 +73,15 @@ def test_generate_refuses_a_name_set_already_writing_nothing(tmp_path, words, ra
 
 
 @needs_registry
-def test_bf_max_time_is_free_at_rate_1(tmp_path):
+def test_bf_max_time_is_free_at_rate_1(tmp_path, tiny):
     # At rate 1 the clock writes no bf_max_time: Slurm's default (bf_interval).
-    assert generate(tmp_path, "--sched-extra", "bf_max_time=1").returncode == 0
-    assert sched_params(tmp_path)[-1] == "bf_max_time=1"
+    assert tiny.generate("--sched-extra", "bf_max_time=1").returncode == 0
+    assert tiny.sched_params()[-1] == "bf_max_time=1"
 
 
 @needs_registry
-def test_generate_refuses_a_bad_word_in_one_line_writing_nothing(tmp_path):
-    r = generate(tmp_path, "--sched-extra", "bf yield")
+def test_generate_refuses_a_bad_word_in_one_line_writing_nothing(tmp_path, tiny):
+    r = tiny.generate("--sched-extra", "bf yield")
     assert r.returncode == 2
     assert len(r.stderr.strip().splitlines()) == 1
     assert r.stderr.startswith("error: SCHED_EXTRA=bf yield: ")
