@@ -27,8 +27,6 @@ needs_registry = pytest.mark.skipif(not HAVE_REGISTRY,
                                     reason="policy registry not built (make -C plugins tools)")
 
 
-
-
 def test_one_declaration_an_int_the_replay_and_experiments_take():
     p = params.by_name()["BF_WINDOW"]
     assert (p.type, p.default, p.flag, p.experiment) == ("int", "", "--bf-window", True)

@@ -17,8 +17,6 @@ needs_registry = pytest.mark.skipif(not HAVE_REGISTRY,
                                     reason="policy registry not built (make -C plugins tools)")
 
 
-
-
 def test_one_declaration_a_cluster_text_no_experiment_sets():
     p = params.by_name()["SCHED_EXTRA"]
     assert (p.section, p.type, p.default, p.flag, p.experiment) == (
