@@ -87,16 +87,27 @@ DRY_RUN=1 SETUP_RESOLVE=0 SETUP_DOCKER=trixie scripts/setup"
 # --- a clean bookworm, Debian's real archive ---------------------------------
 
 # testbed-bookworm:<tag>: Debian 12 minbase from Debian's archive, made by
-# mmdebstrap in a throwaway trixie container (privileged: mmdebstrap mounts
-# /proc and /dev in its chroot) and imported; kept for the next run.
+# mmdebstrap in a throwaway trixie container and imported; kept for the
+# next run. mmdebstrap mounts /proc and /dev in its chroot: the container
+# gets CAP_SYS_ADMIN and no seccomp or AppArmor filter, not --privileged,
+# which runc refuses where the machine's own bounding set lacks a capability
+# ("unable to apply caps", as on CI and our machines). The archive is
+# checked before it is imported, so a failed build is a one-line failure,
+# not an empty image that the next run would take for a bookworm.
 bookworm_image() {
 	BOOKWORM=testbed-bookworm:$TESTBED_TAG
 	docker image inspect "$BOOKWORM" >/dev/null 2>&1 && return 0
-	docker run --rm -i --privileged debian:trixie-slim bash -c '
+	local tar=$BATS_TEST_TMPDIR/bookworm.tar log=$BATS_TEST_TMPDIR/bookworm.log
+	docker run --rm -i --cap-add SYS_ADMIN --security-opt seccomp=unconfined \
+		--security-opt apparmor=unconfined debian:trixie-slim bash -c '
 		apt-get update -qq &&
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends mmdebstrap ca-certificates >/dev/null 2>&1 &&
-		mmdebstrap --quiet --variant=minbase --include=ca-certificates bookworm -' |
-		docker import --change 'CMD ["bash"]' - "$BOOKWORM" >/dev/null
+		mmdebstrap --quiet --variant=minbase --include=ca-certificates bookworm -' \
+		>"$tar" 2>"$log" ||
+		fail "building the bookworm image failed: $(tail -n 1 "$log")"
+	tar -tf "$tar" ./usr/bin/bash >/dev/null 2>&1 ||
+		fail "the bookworm archive has no /usr/bin/bash: $(tail -n 1 "$log")"
+	docker import --change 'CMD ["bash"]' "$tar" "$BOOKWORM" >/dev/null
 }
 
 # in_bookworm <shell commands>: in a throwaway container of that image,

@@ -23,5 +23,7 @@ cmd_test() {
 	TESTBED_SCRATCH=$(mktemp -d "${TMPDIR:-/tmp}/testbed scratch.XXXXXX")
 	export TESTBED_SCRATCH TESTBED_IMAGES_BUILT=1
 	trap 'rm -rf "$TESTBED_SCRATCH"' EXIT
-	in_tools bats --print-output-on-failure "${@:-$ROOT/tests}"
+	# --timing: each test's wall time on its line, so a CI log shows
+	# where the run's time goes (it has a 90-minute budget).
+	in_tools bats --print-output-on-failure --timing "${@:-$ROOT/tests}"
 }
