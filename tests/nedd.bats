@@ -2,7 +2,8 @@
 # The NeDD family without a cluster: `make alloc` on router scenarios gives
 # issue 24's hand-worked decisions and ours (examples/nedd-*.scenario),
 # random is seeded, too few free nodes is a wait, a bad line is one error,
-# and cori's topology.json gives the library its router map.
+# cori's topology.json gives the library its router map, and --pressure
+# is for router scenarios only.
 
 setup_file() {
 	load helpers
@@ -73,4 +74,17 @@ fewer-router R1:4 R3:1 nodes=4-7,12"
 	assert_equal "$(jq '[.nodes[].router] | unique | length' "$topo")" 3054
 	run "$ROOT/build/c/tb-alloc" --topology "$topo" --busy nid00001 --job nodes=4 fewer-router
 	assert_output "fewer-router nid00004,nid00005,nid00006,nid00007"
+}
+
+@test "--pressure: a router scenario's U, G and factor; with --topology, one error naming both" {
+	# The traffic T is the scenario's (router and running lines): a
+	# topology and busy lists have none, so state mode refuses the flag
+	# rather than print the placement without it.
+	run "$ROOT/build/c/tb-alloc" "$ROOT/examples/nedd-window.scenario" ltr --pressure
+	assert_success
+	assert_output "ltr R3:4 R5:1 nodes=12-15,20 pressure_u=0 pressure_g=7.945375 runtime_factor=2.2537325"
+	run "$ROOT/build/c/tb-alloc" --topology "$ROOT/build/test-config/cori/topology.json" \
+		--job nodes=4,app=miniMD --pressure ltr
+	assert_equal "$status" 2
+	assert_output "tb-alloc: --pressure needs a router scenario's traffic: give a scenario file, not --topology"
 }

@@ -66,13 +66,14 @@ def extra_args(ap):
                          "as the plugin's cost_<policy> (SIM_COSTS)")
 
 
-# Slurm 24.11's largest bf_max_time (generate.py's BF_MAX_TIME_MAX).
+# Slurm 24.11's largest bf_max_time (workloads/clustergen/slurm_conf.py's
+# BF_MAX_TIME_MAX).
 BF_MAX_TIME_MAX = 3600
 
 
 def bf_max_time_log(manifest):
     """The run's bf_max_time in log seconds, as the generated slurm.conf
-    has it (emulated-clusters/generate.py, clock_settings): the clock's
+    has it (workloads/clustergen/slurm_conf.py, clock_settings): the clock's
     rate in Slurm seconds under the virtual clock at a rate above 1 (at
     most 3,600, Slurm's maximum), else Slurm's default, bf_interval (1
     Slurm s); a Slurm second is `speedup` log seconds (1 under the

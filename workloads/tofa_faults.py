@@ -53,7 +53,7 @@ from workloads.replay.run_dir import git_revision, write_atomic
 from workloads.replay.slurm_io import Shell, controller
 from workloads.vclock import set_rate_command
 
-# The exit status of an aborted attempt: emulated-clusters/generate.py's
+# The exit status of an aborted attempt: workloads/clustergen/slurm_conf.py's
 # TOFA_ABORT_EXIT (RequeueExitHold).
 ABORT_EXIT = 85
 # Failure draws written per instance: the chance of more aborts in a row

@@ -26,7 +26,8 @@
  *
  * and, with --pressure, when the job names an application of NeDD's
  * profile table, the runtime model's inputs and factor of that placement
- * (nedd_runtime.c, as the Slurm plugin's record; no jitter):
+ * (nedd_runtime.c, as the Slurm plugin's record; no jitter; the traffic
+ * is the scenario's, so state mode refuses --pressure):
  *
  *   ltr R3:4 R5:1 nodes=12-15,20 pressure_u=0 pressure_g=7.945375
  *       runtime_factor=2.2537325          (examples/nedd-window.scenario)
@@ -564,8 +565,17 @@ int main(int argc, char **argv)
 	argc = take_options(argc, argv, &words, &pressure);
 	if (argc == 2 && !strcmp(argv[1], "--list-policies"))
 		return list_policies();
-	if (argc >= 2 && !strcmp(argv[1], "--topology"))
+	if (argc >= 2 && !strcmp(argv[1], "--topology")) {
+		/* U and G are under a scenario's router traffic T (its router
+		 * and running lines); a topology and busy lists have none. */
+		if (pressure) {
+			fprintf(stderr, "tb-alloc: --pressure needs a router "
+				"scenario's traffic: give a scenario file, not "
+				"--topology\n");
+			return 2;
+		}
 		return state_mode(argc, argv, words);
+	}
 	if (argc < 2 || argc > 3) {
 		usage();
 		return 2;

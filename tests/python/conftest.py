@@ -11,8 +11,41 @@ import time
 
 import pytest
 
+from workloads.registry import build_dir
+
 TESTS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FIXTURES = os.path.join(TESTS, "fixtures")
+ROOT = os.path.dirname(TESTS)
+
+# What a test needs of the library's build (build_dir: build/c, or
+# TB_BUILD), as a marker: @pytest.mark.needs_registry (policies.tsv:
+# generate.py and the parsers check POLICY against it), needs_tb_sim (the
+# twin). Without it the test is skipped, the reason saying how to build it.
+NEEDS = {
+    "needs_registry": ("policies.tsv", os.path.exists,
+                       "policy registry not built (make -C plugins tools)"),
+    "needs_tb_sim": ("tb-sim", lambda path: os.access(path, os.X_OK),
+                     "tb-sim not built (make -C plugins tools)"),
+}
+
+
+def pytest_configure(config):
+    for name, (what, _, _) in NEEDS.items():
+        config.addinivalue_line("markers", f"{name}: skipped without the build's {what}")
+
+
+def pytest_collection_modifyitems(config, items):
+    for name, (what, there, reason) in NEEDS.items():
+        if not there(os.path.join(build_dir(ROOT), what)):
+            for item in items:
+                if item.get_closest_marker(name):
+                    item.add_marker(pytest.mark.skip(reason=reason))
+
+
+@pytest.fixture
+def root():
+    """The repository's root (the clone's)."""
+    return ROOT
 
 
 @pytest.fixture
@@ -94,24 +127,28 @@ def twin_of_emulation(tmp_path):
     return validate
 
 
-class TinyConfig:
-    """emulated-clusters/generate.py run for `tiny` into tmp_path/tiny,
-    and what the tests read back: the SchedulerParameters words and
-    cluster.env (test_bf_window, test_sched_extra)."""
+class GeneratedConfig:
+    """emulated-clusters/generate.py run for a cluster into tmp_path/<name>,
+    and what the tests read back: slurm.conf's lines, its
+    SchedulerParameters words and cluster.env (test_bf_window,
+    test_sched_extra, test_env_cache)."""
 
-    def __init__(self, tmp_path):
-        self.root = os.path.dirname(TESTS)
-        self.dir = tmp_path / "tiny"
+    def __init__(self, tmp_path, name):
+        self.root = ROOT
+        self.name = name
+        self.dir = tmp_path / name
 
     def generate(self, *extra):
         return subprocess.run([sys.executable,
                                os.path.join(self.root, "emulated-clusters", "generate.py"),
-                               "tiny", str(self.dir), *extra], capture_output=True,
+                               self.name, str(self.dir), *extra], capture_output=True,
                               text=True, env=dict(os.environ, PYTHONPATH=self.root))
 
+    def slurm_conf(self):
+        return (self.dir / "slurm.conf").read_text().splitlines()
+
     def sched_params(self):
-        conf = (self.dir / "slurm.conf").read_text().splitlines()
-        (line,) = [x for x in conf if x.startswith("SchedulerParameters=")]
+        (line,) = [x for x in self.slurm_conf() if x.startswith("SchedulerParameters=")]
         return line[len("SchedulerParameters="):].split(",")
 
     def cluster_env(self):
@@ -121,4 +158,10 @@ class TinyConfig:
 
 @pytest.fixture
 def tiny(tmp_path):
-    return TinyConfig(tmp_path)
+    return GeneratedConfig(tmp_path, "tiny")
+
+
+@pytest.fixture
+def generated(tmp_path):
+    """generated(name): GeneratedConfig for that cluster."""
+    return lambda name: GeneratedConfig(tmp_path, name)

@@ -12,19 +12,13 @@ import subprocess
 import pytest
 
 from workloads import bf_window, params, simulate
-from workloads.experiment.definition import apply_overrides, find_definition, ROOT as EXP_ROOT
+from workloads.experiment.definition import apply_overrides, find_definition
 from workloads.experiment.errors import ExperimentError
 from workloads.experiment.planning import planned_runs
 from workloads.experiment.tables import pace_text
-from workloads.registry import build_dir
 from workloads.replay import cli
 from workloads.replay.cli import parse_args
 from workloads.replay.errors import ReplayError
-
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-HAVE_REGISTRY = os.path.exists(os.path.join(build_dir(ROOT), "policies.tsv"))
-needs_registry = pytest.mark.skipif(not HAVE_REGISTRY,
-                                    reason="policy registry not built (make -C plugins tools)")
 
 
 def test_one_declaration_an_int_the_replay_and_experiments_take():
@@ -34,7 +28,7 @@ def test_one_declaration_an_int_the_replay_and_experiments_take():
     assert bf_window.SLURM_DEFAULT_MIN == 1440 and bf_window.MAX_MIN == 43200
 
 
-@needs_registry
+@pytest.mark.needs_registry
 def test_slurm_conf_gets_bf_window_only_when_set_and_resolution_stays(tmp_path, tiny):
     assert tiny.generate().returncode == 0
     words = tiny.sched_params()
@@ -62,7 +56,7 @@ def test_generate_refuses_a_bad_window_in_one_line_writing_nothing(tmp_path, bad
     assert not (tmp_path / "tiny").exists()
 
 
-@needs_registry
+@pytest.mark.needs_registry
 @pytest.mark.parametrize("bad,said", [("-5", "BF_WINDOW=-5: expected whole minutes"),
                                       ("0", "BF_WINDOW=0: expected whole minutes"),
                                       ("1.5", "BF_WINDOW=1.5: expected a whole number"),
@@ -75,18 +69,18 @@ def test_the_replays_and_the_twins_parser_refuse_a_bad_window_in_one_line(bad, s
         assert str(e.value).startswith(said) and "\n" not in str(e.value)
 
 
-@needs_registry
-def test_the_replays_check_prints_the_window_make_up_then_writes(tmp_path, capsys):
+@pytest.mark.needs_registry
+def test_the_replays_check_prints_the_window_make_up_then_writes(tmp_path, capsys, root):
     log = tmp_path / "one.swf"
     log.write_text("1 0 0 100 4 -1 -1 4 200 -1 1 1 1 -1 1 -1 -1 -1\n")
-    base = ["--log", str(log), "--root", ROOT]
+    base = ["--log", str(log), "--root", root]
     assert cli.check(parse_args(base + ["--bf-window", "2000"]), "/nonexistent") == 0
     assert capsys.readouterr().out.splitlines()[-1] == "bf_window=2000"
     assert cli.check(parse_args(base), "/nonexistent") == 0
     assert capsys.readouterr().out.splitlines()[-1] == "bf_window="
 
 
-@needs_registry
+@pytest.mark.needs_registry
 def test_a_resume_keeps_its_window_and_refuses_another():
     args = parse_args(["--log", "theta", "--resume", "R"])
     assert cli.resumed_bf_window(args, {"bf_window_min": 2000}) == 2000
@@ -97,7 +91,7 @@ def test_a_resume_keeps_its_window_and_refuses_another():
         cli.resumed_bf_window(other, {"bf_window_min": 2000})
 
 
-@needs_registry
+@pytest.mark.needs_registry
 def test_a_new_run_records_the_window_the_cluster_runs(tmp_path, monkeypatch):
     """cluster.env's BF_WINDOW, which make up wrote with slurm.conf: the
     manifest's bf_window_min; a BF_WINDOW the cluster does not run is
@@ -148,16 +142,15 @@ def test_the_twin_plans_as_far_as_the_manifest_says_in_log_seconds(monkeypatch, 
     assert run_sim_command(monkeypatch, tmp_path, manifest) == log_s
 
 
-@pytest.mark.skipif(not os.access(os.path.join(build_dir(ROOT), "tb-sim"), os.X_OK),
-                    reason="tb-sim not built (make -C plugins tools)")
-def test_make_simulate_takes_bf_window_into_its_manifest_and_command(tmp_path):
+@pytest.mark.needs_tb_sim
+def test_make_simulate_takes_bf_window_into_its_manifest_and_command(tmp_path, root):
     path = str(tmp_path / "two.swf")
     with open(path, "w") as f:
         f.write("; MaxNodes: 32\n; MaxProcs: 32\n")
         f.write("1 0 0 100 4 -1 -1 4 200 -1 1 1 1 -1 1 -1 -1 -1\n")
         f.write("2 10 0 100 4 -1 -1 4 200 -1 1 1 1 -1 1 -1 -1 -1\n")
     assert simulate.main(["--cluster", "tiny", "--log", path, "--policy", "greedy",
-                          "--root", ROOT, "--results", str(tmp_path / "runs"),
+                          "--root", root, "--results", str(tmp_path / "runs"),
                           "--bf-window", "2000"]) == 0
     (run_id,) = os.listdir(tmp_path / "runs")
     with open(tmp_path / "runs" / run_id / "manifest.json") as f:
@@ -166,15 +159,15 @@ def test_make_simulate_takes_bf_window_into_its_manifest_and_command(tmp_path):
     assert "--bf-window 120000 " in m["sim"]["command"]
 
 
-@needs_registry
-def test_a_definition_and_the_command_line_set_it_and_refuse_bad_values_in_one_line():
-    d = find_definition("icpp-table3-theta", os.path.join(EXP_ROOT, "experiments"))
+@pytest.mark.needs_registry
+def test_a_definition_and_the_command_line_set_it_and_refuse_bad_values_in_one_line(root):
+    d = find_definition("icpp-table3-theta", os.path.join(root, "experiments"))
     assert ("BF_WINDOW", "") not in d.params            # the definition's default: unset
     apply_overrides(d, ["BF_WINDOW=2000"], select=False)
     assert all(r["params"]["BF_WINDOW"] == "2000" for r in planned_runs(d))
     assert d.overrides[-1] == "BF_WINDOW=2000 given on the command line (definition: unset)"
     for bad in ("-1", "1.5", "0", "50000"):
-        d = find_definition("icpp-table3-theta", os.path.join(EXP_ROOT, "experiments"))
+        d = find_definition("icpp-table3-theta", os.path.join(root, "experiments"))
         with pytest.raises(ExperimentError) as e:
             apply_overrides(d, [f"BF_WINDOW={bad}"], select=False)
         assert str(e.value).startswith(f"BF_WINDOW={bad}: expected whole minutes")
@@ -192,9 +185,8 @@ def test_the_tables_name_a_set_window_and_mixed_runs_and_stay_silent_otherwise()
                                  "(1440 min)")
 
 
-@pytest.mark.skipif(not os.access(os.path.join(build_dir(ROOT), "tb-sim"), os.X_OK),
-                    reason="tb-sim not built (make -C plugins tools)")
-def test_the_twin_of_an_emulation_run_takes_the_runs_window(tmp_path, twin_of_emulation):
+@pytest.mark.needs_tb_sim
+def test_the_twin_of_an_emulation_run_takes_the_runs_window(tmp_path, twin_of_emulation, root):
     """ENGINE=both and make simulate RUN=: the twin re-runs an emulation's
     plan (here a twin run standing in for it, its engine fields dropped)
     with the window its manifest records, not the default."""
@@ -205,10 +197,10 @@ def test_the_twin_of_an_emulation_run_takes_the_runs_window(tmp_path, twin_of_em
         f.write("2 10 0 100 4 -1 -1 4 200 -1 1 1 1 -1 1 -1 -1 -1\n")
     runs = tmp_path / "runs"
     assert simulate.main(["--cluster", "tiny", "--log", path, "--policy", "greedy",
-                          "--root", ROOT, "--results", str(runs), "--bf-window", "43200"]) == 0
+                          "--root", root, "--results", str(runs), "--bf-window", "43200"]) == 0
     (run_id,) = os.listdir(runs)
     emu = str(runs / run_id)
-    with open(twin_of_emulation(emu, ROOT) / "manifest.json") as f:
+    with open(twin_of_emulation(emu, root) / "manifest.json") as f:
         t = json.load(f)
     assert t["bf_window_min"] == 43200
     assert "--bf-window 2592000 " in t["sim"]["command"]

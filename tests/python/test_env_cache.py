@@ -15,31 +15,17 @@ slurmstepd stubbed on PATH."""
 
 import os
 import subprocess
-import sys
 
 import pytest
 
-from workloads.registry import build_dir
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-ENTRYPOINT = os.path.join(ROOT, "images", "slurm", "entrypoint.sh")
-needs_registry = pytest.mark.skipif(
-    not os.path.exists(os.path.join(build_dir(ROOT), "policies.tsv")),
-    reason="policy registry not built (make -C plugins tools)")
-
-
-def generate(tmp_path, cluster):
-    return subprocess.run([sys.executable, os.path.join(ROOT, "emulated-clusters", "generate.py"),
-                           cluster, str(tmp_path / cluster)], capture_output=True,
-                          text=True, env=dict(os.environ, PYTHONPATH=ROOT), check=False)
-
-
-@needs_registry
-def test_slurm_conf_reads_the_user_environment_from_the_cache_only(tmp_path):
+@pytest.mark.needs_registry
+def test_slurm_conf_reads_the_user_environment_from_the_cache_only(generated):
     for cluster in ("tiny", "torus64"):
-        r = generate(tmp_path, cluster)
+        c = generated(cluster)
+        r = c.generate()
         assert r.returncode == 0, r.stderr
-        conf = (tmp_path / cluster / "slurm.conf").read_text().splitlines()
+        conf = c.slurm_conf()
         # Once, and 0: Slurm's default (2 s) runs su in the clone.
         assert [x for x in conf if x.startswith("GetEnvTimeout=")] == ["GetEnvTimeout=0"]
         # The cache's directory is the StateSaveLocation the entrypoint reads.
@@ -52,9 +38,11 @@ def stub(bindir, name, body):
     path.chmod(0o755)
 
 
-def write_cache(tmp_path, su_body, user="root", conf_text=None):
-    """Runs write_env_cache with `su` (and `slurmstepd`) from bindir; returns
-    the state directory and bash's result."""
+def write_cache(root, tmp_path, su_body, user="root", conf_text=None):
+    """Runs write_env_cache (root's images/slurm/entrypoint.sh) with `su`
+    (and `slurmstepd`) from bindir; returns the state directory and bash's
+    result."""
+    entrypoint = os.path.join(root, "images", "slurm", "entrypoint.sh")
     state = tmp_path / "state"
     bindir = tmp_path / "bin"
     bindir.mkdir(exist_ok=True)
@@ -66,7 +54,7 @@ def write_cache(tmp_path, su_body, user="root", conf_text=None):
          'echo SLURM_RLIMIT_NOFILE=1024\nenv\n')
     conf = tmp_path / "slurm.conf"
     conf.write_text(f"StateSaveLocation={state}\n" if conf_text is None else conf_text)
-    script = (f"source {ENTRYPOINT}; role=emulator; "
+    script = (f"source {entrypoint}; role=emulator; "
               f"write_env_cache {conf} {user}; echo status=$?")
     r = subprocess.run(["bash", "-c", "set -euo pipefail; " + script],
                        capture_output=True, text=True, check=False,
@@ -80,8 +68,8 @@ SU_OK = ('printf "%s\\n" "$@" > "$(dirname "$0")/su.args"\n'
          'exec env -i HOME=/root USER="$2" PATH=/usr/bin:/bin sh -c "$4"\n')
 
 
-def test_the_cache_holds_what_slurms_own_command_prints(tmp_path):
-    state, r = write_cache(tmp_path, SU_OK)
+def test_the_cache_holds_what_slurms_own_command_prints(tmp_path, root):
+    state, r = write_cache(root, tmp_path, SU_OK)
     assert r.returncode == 0, r.stdout + r.stderr
     assert "status=0" in r.stdout
     cache = (state / "env_cache" / "root").read_text().splitlines()
@@ -100,8 +88,8 @@ def test_the_cache_holds_what_slurms_own_command_prints(tmp_path):
     assert sorted(p.name for p in (state / "env_cache").iterdir()) == ["root"]
 
 
-def test_a_failing_su_leaves_no_file_says_so_and_the_emulator_goes_on(tmp_path):
-    state, r = write_cache(tmp_path, "echo 'su: Authentication failure' >&2\nexit 1\n")
+def test_a_failing_su_leaves_no_file_says_so_and_the_emulator_goes_on(tmp_path, root):
+    state, r = write_cache(root, tmp_path, "echo 'su: Authentication failure' >&2\nexit 1\n")
     assert r.returncode == 0, r.stdout + r.stderr
     assert "status=0" in r.stdout
     assert "could not write" in r.stdout and "env_cache/root" in r.stdout
@@ -110,17 +98,17 @@ def test_a_failing_su_leaves_no_file_says_so_and_the_emulator_goes_on(tmp_path):
     assert list((state / "env_cache").iterdir()) == []
 
 
-def test_output_without_a_path_is_no_environment(tmp_path):
+def test_output_without_a_path_is_no_environment(tmp_path, root):
     # A login that printed nothing usable (no PATH line) is not cached:
     # slurmd would give the job an environment without PATH.
-    state, r = write_cache(tmp_path, "echo hello\n")
+    state, r = write_cache(root, tmp_path, "echo hello\n")
     assert "status=0" in r.stdout
     assert "could not write" in r.stdout
     assert not (state / "env_cache" / "root").exists()
 
 
-def test_no_state_save_location_writes_nothing(tmp_path):
-    state, r = write_cache(tmp_path, SU_OK, conf_text="ClusterName=tiny\n")
+def test_no_state_save_location_writes_nothing(tmp_path, root):
+    state, r = write_cache(root, tmp_path, SU_OK, conf_text="ClusterName=tiny\n")
     assert r.returncode == 0, r.stdout + r.stderr
     assert "status=0" in r.stdout and "could not write" not in r.stdout
     assert not state.exists()

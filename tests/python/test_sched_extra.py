@@ -4,17 +4,9 @@ setting; unset, the line is unchanged; a bad word, or a name the line sets
 already (Slurm reads the first occurrence), is one line naming SCHED_EXTRA
 and nothing is written."""
 
-import os
-
 import pytest
 
 from workloads import params, sched_extra
-from workloads.registry import build_dir
-
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-HAVE_REGISTRY = os.path.exists(os.path.join(build_dir(ROOT), "policies.tsv"))
-needs_registry = pytest.mark.skipif(not HAVE_REGISTRY,
-                                    reason="policy registry not built (make -C plugins tools)")
 
 
 def test_one_declaration_a_cluster_text_no_experiment_sets():
@@ -42,7 +34,7 @@ def test_append_refuses_a_name_the_line_sets_already():
         sched_extra.append("a=1,b", ["b=3", "c", "a"])
 
 
-@needs_registry
+@pytest.mark.needs_registry
 def test_slurm_conf_gets_the_words_last_only_when_set(tmp_path, tiny):
     assert tiny.generate().returncode == 0
     default = tiny.sched_params()
@@ -57,7 +49,7 @@ def test_slurm_conf_gets_the_words_last_only_when_set(tmp_path, tiny):
     assert tiny.sched_params() == default + ["bf_window=2000", "max_rpc_cnt=10"]
 
 
-@needs_registry
+@pytest.mark.needs_registry
 @pytest.mark.parametrize("words,rate", [("bf_interval=5", "1"), ("bf_window=10", "1"),
                                         ("bf_max_time=2", "100")])
 def test_generate_refuses_a_name_set_already_writing_nothing(tmp_path, words, rate, tiny):
@@ -70,14 +62,14 @@ def test_generate_refuses_a_name_set_already_writing_nothing(tmp_path, words, ra
     assert not (tmp_path / "tiny").exists()
 
 
-@needs_registry
+@pytest.mark.needs_registry
 def test_bf_max_time_is_free_at_rate_1(tmp_path, tiny):
     # At rate 1 the clock writes no bf_max_time: Slurm's default (bf_interval).
     assert tiny.generate("--sched-extra", "bf_max_time=1").returncode == 0
     assert tiny.sched_params()[-1] == "bf_max_time=1"
 
 
-@needs_registry
+@pytest.mark.needs_registry
 def test_generate_refuses_a_bad_word_in_one_line_writing_nothing(tmp_path, tiny):
     r = tiny.generate("--sched-extra", "bf yield")
     assert r.returncode == 2

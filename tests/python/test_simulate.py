@@ -160,7 +160,7 @@ def test_a_core_level_prefill_run_validates_on_the_twin(tmp_path, twin_of_emulat
 
 
 def test_bf_max_time_is_the_generated_slurm_confs_in_log_seconds():
-    """SIM_BF_COST's cut (tb-sim --bf-max-time): generate.py's clock_settings
+    """SIM_BF_COST's cut (tb-sim --bf-max-time): slurm_conf.py's clock_settings
     sets bf_max_time to the rate (Slurm s, at most Slurm's 3,600) under the virtual
     clock; otherwise Slurm's default, bf_interval, 1 Slurm s = SPEEDUP log s."""
     assert simulate.bf_max_time_log({"clock": "virtual", "clock_rate": 1000.0,
