@@ -27,6 +27,7 @@ import tempfile
 import time
 
 from workloads import bf_window, logs
+from workloads.clustergen.slurm_conf import BF_MAX_TIME_MAX
 from workloads.replay.cli import parse_args, shown, write_run_id
 from workloads.replay.errors import ReplayError
 from workloads.replay.manifest import run_manifest
@@ -64,11 +65,6 @@ def extra_args(ap):
     ap.add_argument("--costs", default="",
                     help="policies whose same-state cost each job's record also gives, "
                          "as the plugin's cost_<policy> (SIM_COSTS)")
-
-
-# Slurm 24.11's largest bf_max_time (workloads/clustergen/slurm_conf.py's
-# BF_MAX_TIME_MAX).
-BF_MAX_TIME_MAX = 3600
 
 
 def bf_max_time_log(manifest):

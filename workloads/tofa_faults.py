@@ -19,10 +19,11 @@ library says the attempt depends on: its own and every node on a route,
 either way, between two processes that communicate (a failed node forwards
 nothing, L272-275; plugins/lib tb_tofa_exposed, the same set the record's
 tofa_abort is computed on; its own only under the option exposure=own). One among them: the attempt aborts, having
-cost a full run (L686-688); the script exits ABORT_EXIT and Slurm requeues
-the job held (RequeueExitHold in a torus' slurm.conf). The driver then
-sets the attempt's failed nodes DOWN, resumes them at once (L270-271),
-releases the job and lets it start one second later (a requeued job would
+cost a full run (L686-688); the script exits TOFA_ABORT_EXIT
+(workloads/clustergen/slurm_conf.py) and Slurm requeues the job held
+(RequeueExitHold in a torus' slurm.conf). The driver then sets the
+attempt's failed nodes DOWN, resumes them at once (L270-271), releases
+the job and lets it start one second later (a requeued job would
 wait cred_expire; RELAUNCH_DELAY says why not at once); Slurm places it
 again under the run's policy and it runs from scratch (L278-279). Failed nodes an attempt did not depend on go DOWN
 and back up too, once it has ended. Why not the node set DOWN while the
@@ -47,15 +48,13 @@ import random
 import sys
 import time
 
+from workloads.clustergen.slurm_conf import TOFA_ABORT_EXIT
 from workloads.replay.cluster import cluster_dir, cluster_facts, current_cluster
 from workloads.replay.errors import ReplayError
 from workloads.replay.run_dir import git_revision, write_atomic
 from workloads.replay.slurm_io import Shell, controller
 from workloads.vclock import set_rate_command
 
-# The exit status of an aborted attempt: workloads/clustergen/slurm_conf.py's
-# TOFA_ABORT_EXIT (RequeueExitHold).
-ABORT_EXIT = 85
 # Failure draws written per instance: the chance of more aborts in a row
 # at pf = 0.02 is nil (and the driver stops with an error if one needs more).
 MAX_ATTEMPTS = 40
@@ -109,7 +108,7 @@ for n in ${{failed//,/ }}; do
 	case ",$TESTBED_TOFA_EXPOSED," in
 	*",$n,"*)
 		echo "tofa: attempt $a aborted: $n failed"
-		exit {ABORT_EXIT}
+		exit {TOFA_ABORT_EXIT}
 		;;
 	esac
 done
@@ -334,7 +333,7 @@ def summarize(attempts, batches, instances):
         rows = [r for r in attempts if r["batch"] == b]
         ended = [r for r in rows if r["State"] not in ("PENDING", "RUNNING")]
         aborted = [r for r in ended if r["State"] == "REQUEUED" and
-                   r["ExitCode"].split(":")[0] == str(ABORT_EXIT)]
+                   r["ExitCode"].split(":")[0] == str(TOFA_ABORT_EXIT)]
         done = [r for r in ended if r["State"] == "COMPLETED"]
         other = [r for r in ended if r not in aborted and r not in done]
         starts = [epoch(r["Start"]) for r in ended if r["Start"] not in ("", "Unknown")]

@@ -14,11 +14,13 @@ TIMEOUTS = {"MessageTimeout": 30, "TCPTimeout": 2, "BatchStartTimeout": 10,
 # Slurm keeps these in 16 bits.
 TIMEOUT_MAX = 65000
 # Slurm 24.11 refuses a larger bf_max_time (backfill.c, MAX_BF_MAX_TIME:
-# an error in its log and bf_interval, 1 s, instead).
+# an error in its log and bf_interval, 1 s, instead). The twin's
+# bf_max_time reads it too (workloads/simulate.py, bf_max_time_log).
 BF_MAX_TIME_MAX = 3600
 # cred_expire's default (interfaces/cred.c, DEFAULT_EXPIRATION_WINDOW).
 CRED_EXPIRE = 120
-# The exit status of an attempt that TOFA's failures abort (RequeueExitHold).
+# The exit status of an attempt that TOFA's failures abort (RequeueExitHold):
+# workloads/tofa_faults.py's job script exits it, its summary counts it.
 TOFA_ABORT_EXIT = 85
 
 
