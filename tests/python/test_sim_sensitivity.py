@@ -6,11 +6,9 @@ import os
 import pytest
 
 from workloads import sim_sensitivity, simulate
-from workloads.registry import build_dir
 from workloads.replay.errors import ReplayError
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-HAS_SIM = os.access(os.path.join(build_dir(ROOT), "tb-sim"), os.X_OK)
 
 PLAN = "log_id\toffset\truntime\tnodes\n1\t0\t1000.0\t32\n2\t10\t500.0\t8\n"
 
@@ -47,7 +45,7 @@ def run_dir(tmp_path, six_job_swf):
     return str(tmp_path / "runs" / run_id)
 
 
-@pytest.mark.skipif(not HAS_SIM, reason="tb-sim not built (make -C plugins tools)")
+@pytest.mark.needs_tb_sim
 def test_moving_the_full_machine_jobs_end_moves_the_four_behind_it(run_dir):
     twin = sim_sensitivity.Twin(run_dir)
     try:
@@ -67,7 +65,7 @@ def test_moving_the_full_machine_jobs_end_moves_the_four_behind_it(run_dir):
     assert not os.path.exists(twin.dir)
 
 
-@pytest.mark.skipif(not HAS_SIM, reason="tb-sim not built (make -C plugins tools)")
+@pytest.mark.needs_tb_sim
 def test_the_command_prints_both_studies_and_writes_nothing_in_the_run(run_dir, capsys):
     before = sorted(os.listdir(run_dir))
     assert sim_sensitivity.main([run_dir, "--one", "10", "--jobs", "6", "--lags", "0,10,20",

@@ -10,7 +10,6 @@ import pytest
 
 from metrics.report import report
 from workloads import simulate
-from workloads.registry import build_dir
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -22,8 +21,7 @@ def log(six_job_swf):
     return six_job_swf
 
 
-@pytest.mark.skipif(not os.access(os.path.join(build_dir(ROOT), "tb-sim"), os.X_OK),
-                    reason="tb-sim not built (make -C plugins tools)")
+@pytest.mark.needs_tb_sim
 def test_a_simulated_run_is_a_replays_directory_and_says_so(log, tmp_path, capsys):
     rc = simulate.main(["--cluster", "tiny", "--log", log, "--policy", "greedy", "--root", ROOT,
                         "--results", str(tmp_path / "runs"), "--comm", "1"])
@@ -57,8 +55,7 @@ def test_unknown_clusters_are_one_line(log, tmp_path, capsys):
     assert not os.path.exists(tmp_path / "runs") or not os.listdir(tmp_path / "runs")
 
 
-@pytest.mark.skipif(not os.access(os.path.join(build_dir(ROOT), "tb-sim"), os.X_OK),
-                    reason="tb-sim not built (make -C plugins tools)")
+@pytest.mark.needs_tb_sim
 def test_core_level_shares_nodes_and_counts_cpus(tmp_path):
     """GRANULARITY=core on tiny (32 nodes of 4 cores; the log's 4 processors
     a node are its cores, so each job asks for its processors as cores):
@@ -104,8 +101,7 @@ def test_core_level_shares_nodes_and_counts_cpus(tmp_path):
         sum(cpu[k] * run[k] for k in rows) / (128 * makespan))
 
 
-@pytest.mark.skipif(not os.access(os.path.join(build_dir(ROOT), "tb-sim"), os.X_OK),
-                    reason="tb-sim not built (make -C plugins tools)")
+@pytest.mark.needs_tb_sim
 def test_limits_none_runs_on_the_twin_as_slurm_records_no_limit(log, tmp_path):
     """LIMITS=none (plan limit 0): the twin plans a year, as Slurm's backfill
     does, and sacct.json says what Slurm's sacct says: UNLIMITED for a job
@@ -130,8 +126,7 @@ def test_limits_none_runs_on_the_twin_as_slurm_records_no_limit(log, tmp_path):
     assert simulate.sacct_limit(0, True)["number"] == 525600
 
 
-@pytest.mark.skipif(not os.access(os.path.join(build_dir(ROOT), "tb-sim"), os.X_OK),
-                    reason="tb-sim not built (make -C plugins tools)")
+@pytest.mark.needs_tb_sim
 def test_a_core_level_prefill_run_validates_on_the_twin(tmp_path, twin_of_emulation):
     """make simulate RUN= on a core-level run with PREFILL (as
     treematch-curie's): a twin run standing in for the emulation's (its
@@ -173,8 +168,7 @@ def test_bf_max_time_is_the_generated_slurm_confs_in_log_seconds():
                                      "speedup": 100.0}) == 100
 
 
-@pytest.mark.skipif(not os.access(os.path.join(build_dir(ROOT), "tb-sim"), os.X_OK),
-                    reason="tb-sim not built (make -C plugins tools)")
+@pytest.mark.needs_tb_sim
 def test_sim_bf_cost_reaches_the_twin_and_the_manifest(log, tmp_path, capsys):
     """SIM_BF_COST: tb-sim gets --bf-cost and the run's --bf-max-time, the
     manifest records it, and a cost that is negative is one line."""
