@@ -48,6 +48,7 @@ def test_a_simulated_run_is_a_replays_directory_and_says_so(log, tmp_path, capsy
         assert "**Simulated:**" in f.read()
 
 
+@pytest.mark.needs_registry
 def test_unknown_clusters_are_one_line(log, tmp_path, capsys):
     base = ["--log", log, "--root", ROOT, "--results", str(tmp_path / "runs")]
     assert simulate.main(base + ["--cluster", "atlantis"]) == 1
@@ -184,6 +185,7 @@ def test_sim_bf_cost_reaches_the_twin_and_the_manifest(log, tmp_path, capsys):
     assert "--bf-cost 3 --bf-max-time 1000" in sim["command"]
 
 
+@pytest.mark.needs_tb_sim
 def test_sim_costs_give_every_named_policys_same_state_cost_as_the_plugins_record(log, tmp_path):
     """SIM_COSTS (--costs): each recorded job's AdminComment carries
     cost_<policy> of every policy named, once, from the twin's costs column,
