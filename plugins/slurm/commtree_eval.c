@@ -328,11 +328,13 @@ static bool _must_wait(enum tb_policy policy, enum tb_status st,
  * (docs/results/2026-11-27-submit-families-startup.md, candidate 2).
  *
  * What changes: a pending later job's node-count guess is tree's rather
- * than the policy's (they differ only for a job sized by CPUs), and a
- * policy with the wait trait (isolated) no longer refuses such a test on a
- * wholly idle machine, where _test_only is false and _must_wait could
- * refuse it, rejecting the submission. With commtree_timing the skip logs
- * a line of its own, which bench/decision.py does not read.
+ * than the policy's (they differ only for a job sized by CPUs), so are the
+ * nodes a will-run query of such a job reports (sbatch --test-only
+ * --begin=...: job_mgr.c:4220-4228), and a policy with the wait trait
+ * (isolated) no longer refuses such a test on a wholly idle machine, where
+ * _test_only is false and _must_wait could refuse it, rejecting the
+ * submission. With commtree_timing the skip logs a line of its own, which
+ * bench/decision.py does not read.
  */
 static int _eval_not_yet_eligible(topology_eval_t *topo_eval,
 				  commtree_tree_eval_t tree_eval)
