@@ -33,17 +33,28 @@ with the echo loop on this machine, no container at all.
 run also resets slurmctld's statistics (sdiag -r) before the pass and
 reads them after it (sdiag, kept whole with --sdiag-out): ctld_ms is the
 mean time slurmctld spent in a submission RPC (REQUEST_SUBMIT_BATCH_JOB's
-ave_time), waits for its locks included.
+ave_time), waits for its locks included. lock_ms is the mean of the
+usec= that slurmctld logs for each of the pass's jobs
+("_slurm_rpc_submit_batch_job: JobId=N InitPrio=P usec=U", at
+SlurmctldDebug=info; Slurm 24.11.5 src/slurmctld/proc_req.c:3611-3646,
+3676-3677: its timer runs from the job write lock's taking to just after
+its release), read from the controller's container log (docker logs
+--since the pass's start): the time inside the lock, job_allocate's
+work. ctld_ms - lock_ms is the wait for the locks and the work before
+them; lock_ms x jobs / wall_s, the share of the pass's wall time the
+submissions held the lock, one at a time (issue 30:
+docs/results/2026-11-27-submit-families-startup.md, candidate 3).
 
 A row is tab-separated: policy, family, machine, jobs, mode (later, at
-once, client, dry), wall seconds, submissions/s, ctld_ms ("-" when not
-measured), the 1-min load average at the pass's end. table prints rows
-aligned under one header.
+once, client, dry), wall seconds, submissions/s, ctld_ms, lock_ms ("-"
+when not measured), the 1-min load average at the pass's end. table
+prints rows aligned under one header.
 """
 
 import argparse
 import concurrent.futures
 import re
+import subprocess
 import sys
 import time
 
@@ -53,10 +64,14 @@ from workloads.replay import slurm_io
 ECHO = ["bash", "-c", 'n=0; while IFS= read -r _; do n=$((n + 1)); echo "$n"; done']
 
 COLUMNS = ("policy", "family", "machine", "jobs", "mode", "wall_s",
-           "submissions/s", "ctld_ms", "load")
+           "submissions/s", "ctld_ms", "lock_ms", "load")
 
 SUBMIT_RPC = re.compile(r"^\s*REQUEST_SUBMIT_BATCH_JOB\s*\(\s*\d+\)\s+count:(\d+)"
                         r"\s+ave_time:(\d+)", re.M)
+
+# slurmctld's info line at the end of each accepted batch submission.
+SUBMIT_LOG = re.compile(r"_slurm_rpc_submit_batch_job: JobId=(\d+) InitPrio=\d+ "
+                        r"usec=(\d+)")
 
 # The later pass stops at this share of <ahead>: its first jobs must not
 # begin (and launch) while it still submits.
@@ -109,11 +124,44 @@ def submit_rpc_ms(sdiag_text):
     return int(m.group(2)) / 1000
 
 
-def format_row(policy, family, machine, jobs, mode, wall, load, ctld_ms=None):
+def submit_lock_ms(log_text, ids):
+    """The mean milliseconds inside the job write lock (the usec= of
+    slurmctld's submission lines) of the jobs in ids, or None if the log
+    has none of them. Lines of other jobs (the at-once pass's filler,
+    anything before the pass) are left out."""
+    usec = [int(m.group(2)) for m in SUBMIT_LOG.finditer(log_text or "")
+            if int(m.group(1)) in ids]
+    if not usec:
+        return None
+    return sum(usec) / len(usec) / 1000
+
+
+def controller_log(container, since):
+    """The controller container's log since the epoch second `since`
+    (slurmctld runs in the foreground: its log is the container's), ""
+    if docker could not give it."""
+    try:
+        r = subprocess.run(["docker", "logs", "--since", str(int(since)), container],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                           text=True, errors="replace", check=False)
+    except OSError as e:
+        print(f"warning: docker logs: {e}", file=sys.stderr)
+        return ""
+    if r.returncode != 0:
+        print(f"warning: docker logs {container}: exit {r.returncode}", file=sys.stderr)
+        return ""
+    return r.stdout
+
+
+def _ms(value):
+    return "-" if value is None else f"{value:.2f}"
+
+
+def format_row(policy, family, machine, jobs, mode, wall, load, ctld_ms=None,
+               lock_ms=None):
     rate = jobs / wall if wall > 0 else 0.0
     return "\t".join((policy, family, machine, str(jobs), mode, f"{wall:.1f}",
-                      f"{rate:.0f}", "-" if ctld_ms is None else f"{ctld_ms:.2f}",
-                      str(load)))
+                      f"{rate:.0f}", _ms(ctld_ms), _ms(lock_ms), str(load)))
 
 
 def parse_row(line):
@@ -123,8 +171,9 @@ def parse_row(line):
     int(f[3])
     float(f[5])
     float(f[6])
-    if f[7] != "-":
-        float(f[7])
+    for ms in f[7:9]:
+        if ms != "-":
+            float(ms)
     return f
 
 
@@ -133,7 +182,7 @@ def table(lines):
     rows = [parse_row(x) for x in lines if x.strip() and not x.startswith("#")]
     cells = [list(COLUMNS)] + rows
     width = [max(len(r[i]) for r in cells) for i in range(len(COLUMNS))]
-    right = {3, 5, 6, 7, 8}
+    right = {3, 5, 6, 7, 8, 9}
     out = []
     for r in cells:
         out.append(" ".join(c.rjust(w) if i in right else c.ljust(w)
@@ -149,11 +198,13 @@ def job_fields(jobs, begin):
              "", "60"] for i in range(jobs)]
 
 
-def submit(container, jobs, submitters, begin=0, stop_after=None, command=None):
+def submit(container, jobs, submitters, begin=0, stop_after=None, command=None,
+           ids=None):
     """(jobs submitted, wall seconds) of one pass through SubmitterPool's
     submitters, as its submit_all keeps them busy: one job in flight per
     submitter, the next given as one is answered. Once stop_after seconds
-    have gone nothing more is given; those in flight are answered."""
+    have gone nothing more is given; those in flight are answered. The
+    job ids answered go into the set ids, if given."""
     pool = slurm_io.SubmitterPool(container, submitters, "/tmp", command)
     todo = iter(enumerate(job_fields(jobs, begin)))
     tty = sys.stderr.isatty()
@@ -173,7 +224,9 @@ def submit(container, jobs, submitters, begin=0, stop_after=None, command=None):
             finished, inflight = concurrent.futures.wait(
                 inflight, return_when=concurrent.futures.FIRST_COMPLETED)
             for f in finished:
-                f.result()
+                _, job_id = f.result()
+                if ids is not None:
+                    ids.add(job_id)
                 done += 1
                 if tty and done % 100 == 0:
                     print(f"\rsubmitted {done}/{jobs}", end="", file=sys.stderr,
@@ -234,17 +287,20 @@ def main(argv):
     if a.cmd == "run":
         slurm_io.BATCH_SCRIPT = a.script
         sdiag(a.container, reset=True)
+        since = time.time() - 1
         begin = int(time.time()) + a.ahead if a.ahead > 0 else 0
         stop = a.ahead * AHEAD_SHARE if a.ahead > 0 else None
-        done, wall = submit(a.container, a.jobs, a.submitters, begin, stop)
+        ids = set()
+        done, wall = submit(a.container, a.jobs, a.submitters, begin, stop, ids=ids)
         load = load_average()
         stats = sdiag(a.container)
+        lock_ms = submit_lock_ms(controller_log(a.container, since), ids)
         if a.sdiag_out and stats:
             with open(a.sdiag_out, "w", encoding="utf-8") as f:
                 f.write(stats)
         mode = "later" if a.ahead > 0 else "at once"
         print(format_row(a.policy, a.family, a.machine, done, mode, wall, load,
-                         submit_rpc_ms(stats)))
+                         submit_rpc_ms(stats), lock_ms))
         return 0
     if a.cmd == "client":
         command = ["docker", "exec", "-i", a.container] + ECHO

@@ -22,6 +22,13 @@ case "$*" in
 *"squeue -h -j 777 -o %T"*) echo RUNNING ;;
 *"bash -c sdiag -r"*) ;;
 *"bash -c sdiag"*) printf '\tREQUEST_SUBMIT_BATCH_JOB                ( 4003) count:6      ave_time:2500   total_time:15000\n' ;;
+# slurmctld's log: the submitters' jobs (101 and on) and the filler (777),
+# which lock_ms leaves out.
+"logs --since "*" ctl0")
+	for id in 777 101 102; do
+		printf '[t] _slurm_rpc_submit_batch_job: JobId=%s InitPrio=1 usec=%s\n' \
+			"$id" "$([ "$id" = 777 ] && echo 90000 || echo 1500)"
+	done >&2 ;;
 esac
 EOF
 	chmod +x "$dir/bin/docker"
@@ -54,10 +61,12 @@ EOF
 	assert_output $'down\nup curie a-one  \nup curie b-one 5 1\ndown\nup torus64 t-one  '
 	# The table: a client row per machine, two passes per policy.
 	run tail -n 9 "$BATS_TEST_TMPDIR"/out/submit-*.txt
-	assert_line --index 0 --regexp '^policy +family +machine +jobs +mode +wall_s +submissions/s +ctld_ms +load$'
-	assert_line --index 1 --regexp '^- +- +curie +6 client .* - '
-	assert_line --index 2 --regexp '^a-one +fam-a +curie +6 later .* 2\.50 '
-	assert_line --index 3 --regexp '^a-one +fam-a +curie +6 at once .* 2\.50 '
+	assert_line --index 0 --regexp '^policy +family +machine +jobs +mode +wall_s +submissions/s +ctld_ms +lock_ms +load$'
+	assert_line --index 1 --regexp '^- +- +curie +6 client .* - +- '
+	# lock_ms: the log's usec= of the pass's own jobs (stderr, as
+	# slurmctld writes it), the filler's left out.
+	assert_line --index 2 --regexp '^a-one +fam-a +curie +6 later .* 2\.50 +1\.50 '
+	assert_line --index 3 --regexp '^a-one +fam-a +curie +6 at once .* 2\.50 +1\.50 '
 	assert_line --index 6 --regexp '^- +- +torus64 +6 client '
 	assert_line --index 8 --regexp '^t-one +fam-t +torus64 +6 at once '
 	# The at-once pass runs behind one job on every node; pending jobs are

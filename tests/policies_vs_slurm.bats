@@ -47,6 +47,21 @@ pin_idle() {
 	submit "-N $k -w $nodes --comment=$comment" >/dev/null
 }
 
+# library_nodes <cluster> <policy> <nodes> <comm> <pattern> <busy> <busy comm>:
+# the nodes tb-alloc chooses on that snapshot, sorted, comma-separated.
+library_nodes() {
+	local busy=$6 busy_comm=$7
+	"$ROOT/build/c/tb-alloc" --topology "$(cluster_dir "$1")/topology.json" \
+		${busy:+--busy "$busy"} ${busy_comm:+--busy-comm "$busy_comm"} \
+		--job "nodes=$3,comm=$4,pattern=$5" "$2" |
+		cut -d' ' -f2 | tr , '\n' | sort | paste -sd,
+}
+
+# The nodes Slurm gave a job, sorted, comma-separated.
+slurm_nodes() {
+	ctl "scontrol show hostnames \$(squeue -h -j $1 -o %N)" | sort | paste -sd,
+}
+
 # probe <cluster> <policy> <nodes> <comm> <pattern id> [<sbatch size option>]
 # (the size option, -N <nodes> unless given, may size the job by tasks)
 probe() {
@@ -55,11 +70,8 @@ probe() {
 	busy=$(nodes_of_running compute)
 	busy_comm=$(nodes_of_running comm)
 	id=$(submit "${6:--N $n} --comment=$comm:$pid")
-	slurm=$(ctl "scontrol show hostnames \$(squeue -h -j $id -o %N)" | sort | paste -sd,)
-	lib=$("$ROOT/build/c/tb-alloc" --topology "$(cluster_dir "$cluster")/topology.json" \
-		${busy:+--busy "$busy"} ${busy_comm:+--busy-comm "$busy_comm"} \
-		--job "nodes=$n,comm=$comm,pattern=$pattern" "$policy" |
-		cut -d' ' -f2 | tr , '\n' | sort | paste -sd,)
+	slurm=$(slurm_nodes "$id")
+	lib=$(library_nodes "$cluster" "$policy" "$n" "$comm" "$pattern" "$busy" "$busy_comm")
 	[ "$slurm" = "$lib" ] ||
 		fail "$policy, $n nodes, comm=$comm: busy=[$busy] comm=[$busy_comm]: Slurm gave $slurm, the library $lib"
 	run ctl "scontrol show job $id"
@@ -145,6 +157,40 @@ scenario_tiny() {
 	run ctl "scontrol show job $id"
 	refute_output --partial "policy="
 	ctl "scancel $id"
+}
+
+@test "tiny, greedy: a job that begins later has no record, then greedy's nodes and record at its start" {
+	local id busy busy_comm slurm lib
+	# Issue 30: an eval of a job that cannot start yet (a begin time ahead,
+	# or a dependency) is tree's eval alone, the policy not run
+	# (plugins/slurm/commtree_eval.c, _eval_not_yet_eligible); once the
+	# job may start, the policy chooses and the record is written.
+	make -s -C "$ROOT" up CLUSTER=tiny POLICY=greedy >/dev/null
+	ctl 'scancel -u root' >/dev/null
+	wait_for 30 bash -c "[ -z \"\$(make -s -C '$ROOT' exec CMD='squeue -h')\" ]"
+	pin_idle 4 3 1:2
+	pin_idle 3 4 0
+	id=$(ctl "sbatch --parsable -N 3 --begin=now+1hour --comment=1:1 --wrap='sleep 600'")
+	# Its submission test is made before sbatch's answer.
+	wait_for 30 pending_for "$id" BeginTime ||
+		fail "job $id: not pending for BeginTime: $(ctl "squeue -h -j $id -o '%T %r'")"
+	run ctl "scontrol show job $id"
+	refute_output --partial "policy="
+	refute_output --partial "TESTBED_"
+	# The snapshot it will start on: nothing else changes until it runs.
+	busy=$(nodes_of_running compute)
+	busy_comm=$(nodes_of_running comm)
+	ctl "scontrol update JobId=$id StartTime=now" >/dev/null
+	wait_for 30 running "$id" ||
+		fail "job $id did not start once its begin time was now: $(ctl "squeue -h -j $id -o '%T %r'")"
+	slurm=$(slurm_nodes "$id")
+	lib=$(library_nodes tiny greedy 3 1 rhvd "$busy" "$busy_comm")
+	[ "$slurm" = "$lib" ] ||
+		fail "job $id: busy=[$busy] comm=[$busy_comm]: Slurm gave $slurm, greedy $lib"
+	run ctl "scontrol show job $id"
+	assert_output --partial "AdminComment=policy=greedy;comm=1;pattern=rhvd"
+	refute_output --partial fallback=
+	echo "$id greedy" >>"$BATS_FILE_TMPDIR/probes"
 }
 
 # sacct_record <job> <policy>: sacct's AdminComment for the job names the

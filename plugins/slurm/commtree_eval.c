@@ -303,13 +303,59 @@ static bool _must_wait(enum tb_policy policy, enum tb_status st,
 	       (st == TB_EWAIT || st == TB_ENOSPACE) && !_test_only(te);
 }
 
+/*
+ * Tree's eval alone, for a job that cannot start yet (_not_yet_eligible).
+ * Slurm evaluates such a job only to test it (Slurm 24.11.5 lines): at its
+ * submission job_independent() is false, so no_alloc, and a batch job is
+ * always test_only (slurmctld/job_mgr.c:4148, 4241-4249), through
+ * select_nodes(test_only) to cons_tres' SELECT_MODE_TEST_ONLY, which
+ * returns once the eval found nodes ("test 0 pass: test_only",
+ * select/cons_tres/job_test.c:1336-1343). Neither the main scheduler nor
+ * backfill evaluates it before job_independent() lets it start
+ * (slurmctld/job_scheduler.c:394, 427-428 in build_job_queue;
+ * sched/backfill/backfill.c:2585), and job_independent()
+ * (job_mgr.c:16694-16766) makes our test on an earlier time(NULL): a begin
+ * time ahead, or dependencies left (a fulfilled list is flushed,
+ * job_scheduler.c:3415-3425).
+ *
+ * Of a test-only eval Slurm keeps the return code and how many nodes were
+ * chosen (node_scheduler.c:1960-1971, 2716-2719: node_cnt_wag, squeue's
+ * guess for a pending job); no record is written for such a job (record
+ * below). The full path built the snapshot, walked every job, ran the
+ * policy's decision and copied tree's state, only to have tree's eval give
+ * that answer: work under slurmctld's job write lock at every submission
+ * of a replay, which submits each job ahead of its begin time
+ * (docs/results/2026-11-27-submit-families-startup.md, candidate 2).
+ *
+ * What changes: a pending later job's node-count guess is tree's rather
+ * than the policy's (they differ only for a job sized by CPUs), so are the
+ * nodes a will-run query of such a job reports (sbatch --test-only
+ * --begin=...: job_mgr.c:4220-4228), and a policy with the wait trait
+ * (isolated) no longer refuses such a test on a wholly idle machine, where
+ * _test_only is false and _must_wait could refuse it, rejecting the
+ * submission. With commtree_timing the skip logs a line of its own, which
+ * bench/decision.py does not read.
+ */
+static int _eval_not_yet_eligible(topology_eval_t *topo_eval,
+				  commtree_tree_eval_t tree_eval)
+{
+	bool timing = xstrstr(slurm_conf.topology_param, "commtree_timing");
+	double t0 = timing ? _now_us() : 0;
+	int rc = tree_eval(topo_eval);
+
+	if (timing)
+		info("topology/commtree: timing %pJ not yet eligible: tree_us=%.1f",
+		     topo_eval->job_ptr, _now_us() - t0);
+	return rc;
+}
+
 extern int commtree_eval(topology_eval_t *topo_eval,
 			 commtree_tree_eval_t tree_eval)
 {
 	job_record_t *job_ptr = topo_eval->job_ptr;
-	enum tb_policy policy = commtree_policy();
-	struct tb_options opts = commtree_options();
-	bool timing = xstrstr(slurm_conf.topology_param, "commtree_timing");
+	enum tb_policy policy;
+	struct tb_options opts;
+	bool timing;
 	struct tb_occupancy *occ;
 	struct tb_matrix *matrix = NULL;
 	struct tb_profile prof;
@@ -320,6 +366,11 @@ extern int commtree_eval(topology_eval_t *topo_eval,
 	int *alloc = NULL, rc, nodes;
 	double t0, snapshot_us, tree_us;
 
+	if (job_ptr && job_ptr->details && _not_yet_eligible(job_ptr))
+		return _eval_not_yet_eligible(topo_eval, tree_eval);
+	policy = commtree_policy();
+	opts = commtree_options();
+	timing = xstrstr(slurm_conf.topology_param, "commtree_timing");
 	if (!topo || !job_ptr || !job_ptr->details ||
 	    job_ptr->details->req_node_bitmap || job_ptr->details->contiguous)
 		return tree_eval(topo_eval);
@@ -334,11 +385,12 @@ extern int commtree_eval(topology_eval_t *topo_eval,
 	 * Backfill tests a pending job many times a cycle (once per group of
 	 * running jobs it lets end) and then places it again, without
 	 * BACKFILL_TEST, to start it: recording only then keeps the four
-	 * policies' costs and hop-bytes out of every test.
+	 * policies' costs and hop-bytes out of every test. A job not yet
+	 * eligible never gets here (_eval_not_yet_eligible).
 	 */
 	record = job_ptr->job_id && IS_JOB_PENDING(job_ptr) &&
 		 !(job_ptr->bit_flags & BACKFILL_TEST) &&
-		 !_not_yet_eligible(job_ptr) && !_test_only(topo_eval);
+		 !_test_only(topo_eval);
 	fallback = commtree_job_profile(job_ptr, &prof, false);
 	/* The TreeMatch policies place by the matrix, at every eval. */
 	if (!fallback)

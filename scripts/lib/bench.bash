@@ -343,7 +343,9 @@ bench_decision() {
 # BENCH_SUBMITTERS (the replay's SUBMITTERS, 4) submitters; the files go
 # to BENCH_OUT (bench/out). Each pass's
 # ctld_ms: slurmctld's mean time in a submission RPC (sdiag, reset before
-# the pass; each pass's whole sdiag is kept beside the table).
+# the pass; each pass's whole sdiag is kept beside the table); lock_ms:
+# its mean time inside the job write lock (the usec= of its log line for
+# each of the pass's jobs, from docker logs).
 bench_submit() {
 	local out=${BENCH_OUT:-$ROOT/bench/out} file rows plan=() line policy family place machine up=""
 	local jobs=${BENCH_JOBS:-1000} ahead=${BENCH_AHEAD:-600} at_once=${BENCH_AT_ONCE:-busy}

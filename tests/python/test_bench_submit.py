@@ -80,19 +80,22 @@ def test_plan_of_the_built_registry_has_one_policy_per_family(bench):
 
 
 def test_rows_and_table(bench):
-    row = bench.format_row("p-one", "fam-b", "curie", 1000, "at once", 4.0, "1.50", 7.5)
-    assert row == "p-one\tfam-b\tcurie\t1000\tat once\t4.0\t250\t7.50\t1.50"
+    row = bench.format_row("p-one", "fam-b", "curie", 1000, "at once", 4.0, "1.50", 7.5,
+                           2.25)
+    assert row == "p-one\tfam-b\tcurie\t1000\tat once\t4.0\t250\t7.50\t2.25\t1.50"
     assert bench.parse_row(row)[6] == "250"
     with pytest.raises(ValueError):
         bench.parse_row("p-one\tfam-b\t1000")
+    with pytest.raises(ValueError):
+        bench.parse_row(row.replace("2.25", "x"))
     text = bench.table([row + "\n", "# a comment\n",
                         bench.format_row("-", "-", "curie", 1000, "client", 0.5, "1.2")])
     lines = text.splitlines()
     assert lines[0].split() == ["policy", "family", "machine", "jobs", "mode",
-                                "wall_s", "submissions/s", "ctld_ms", "load"]
+                                "wall_s", "submissions/s", "ctld_ms", "lock_ms", "load"]
     assert lines[1].split() == ["p-one", "fam-b", "curie", "1000", "at", "once",
-                                "4.0", "250", "7.50", "1.50"]
-    assert lines[2].split()[4:] == ["client", "0.5", "2000", "-", "1.2"]
+                                "4.0", "250", "7.50", "2.25", "1.50"]
+    assert lines[2].split()[4:] == ["client", "0.5", "2000", "-", "-", "1.2"]
     # Columns aligned: every line as long as the header's columns make it.
     assert len({len(x) for x in lines}) == 1
 
@@ -114,11 +117,39 @@ def test_submit_rpc_ms_from_sdiag(bench):
     assert bench.submit_rpc_ms("") is None
 
 
+# slurmctld's log as the controller container gives it (SlurmctldDebug=info;
+# Slurm 24.11.5 src/slurmctld/proc_req.c:3676-3677), with lines of other
+# jobs and RPCs between.
+CTLD_LOG = """[2026-11-27T15:00:37.101] _slurm_rpc_submit_batch_job: JobId=7 InitPrio=1 usec=90000
+[2026-11-27T15:00:37.120] _slurm_rpc_submit_batch_job: JobId=11 InitPrio=4294901 usec=9000
+[2026-11-27T15:00:37.121] sched: Allocate JobId=7 NodeList=c[0-5039] #CPUs=1 Partition=main
+[2026-11-27T15:00:37.130] _slurm_rpc_submit_batch_job: JobId=12 InitPrio=4294900 usec=10500
+[2026-11-27T15:00:37.140] _slurm_rpc_submit_batch_job: Requested node configuration is not available
+[2026-11-27T15:00:37.150] _slurm_rpc_submit_batch_job: JobId=13 InitPrio=4294899 usec=8000
+"""
+
+
+def test_submit_lock_ms_from_the_log_of_the_pass_jobs(bench):
+    # Job 7 (the at-once pass's filler, or a job before the pass) is left
+    # out: (9000 + 10500 + 8000) / 3 us.
+    assert bench.submit_lock_ms(CTLD_LOG, {11, 12, 13}) == pytest.approx(9.1667, abs=1e-4)
+    assert bench.submit_lock_ms(CTLD_LOG, {12}) == pytest.approx(10.5)
+    assert bench.submit_lock_ms(CTLD_LOG, {99}) is None
+    assert bench.submit_lock_ms("", {11}) is None
+
+
+def test_submit_collects_the_job_ids_answered(bench):
+    ids = set()
+    done, _ = bench.submit("", 20, 3, command=bench.ECHO, ids=ids)
+    # The echo loops answer 1, 2, ... each: ids repeat across submitters.
+    assert done == 20 and ids and ids <= set(range(1, 21))
+
+
 def test_table_on_the_command_line():
-    r = run("table", stdin="p\tf\tm\t10\tlater\t2.0\t5\t-\t0.1\n")
+    r = run("table", stdin="p\tf\tm\t10\tlater\t2.0\t5\t-\t-\t0.1\n")
     assert r.returncode == 0, r.stderr
     assert r.stdout.splitlines()[1].split() == ["p", "f", "m", "10", "later", "2.0", "5",
-                                                "-", "0.1"]
+                                                "-", "-", "0.1"]
 
 
 def test_job_fields_as_the_replay_gives_them(bench):
@@ -142,4 +173,4 @@ def test_dry_mode_prints_one_row():
     r = run("dry", "200", "--submitters", "2")
     assert r.returncode == 0, r.stderr
     f = r.stdout.rstrip("\n").split("\t")
-    assert f[:5] == ["-", "-", "-", "200", "dry"] and int(f[6]) > 0 and f[7] == "-"
+    assert f[:5] == ["-", "-", "-", "200", "dry"] and int(f[6]) > 0 and f[7:9] == ["-", "-"]
