@@ -40,9 +40,11 @@ SlurmctldDebug=info; Slurm 24.11.5 src/slurmctld/proc_req.c:3611-3646,
 3676-3677: its timer runs from the job write lock's taking to just after
 its release), read from the controller's container log (docker logs
 --since the pass's start): the time inside the lock, job_allocate's
-work. ctld_ms - lock_ms is the wait for the locks and the work before
-them; lock_ms x jobs / wall_s, the share of the pass's wall time the
-submissions held the lock, one at a time (issue 30:
+work. ctld_ms - lock_ms is the rest of the RPC: the wait for the locks,
+the work before them and the answer sent after (sdiag times the whole
+handler: slurmctld_req, proc_req.c:6951-6977); lock_ms x jobs / wall_s
+/ 1000, the share of the pass's wall time the submissions held the
+lock, one at a time (issue 30:
 docs/results/2026-11-27-submit-families-startup.md, candidate 3).
 
 A row is tab-separated: policy, family, machine, jobs, mode (later, at

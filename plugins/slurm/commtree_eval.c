@@ -12,6 +12,10 @@
  *      environment the policy, its cost, the cost every other policy would
  *      have had on the same snapshot, and the scaled runtime (Eq. 7).
  *
+ * A job that cannot start yet (a begin time ahead, or a dependency left:
+ * _not_yet_eligible), which Slurm evaluates only to test it, gets none of
+ * this: tree's eval on Slurm's whole offer (_eval_not_yet_eligible).
+ *
  * Whenever the library cannot decide (no topology JSON, a job with -w or
  * --contiguous, a policy failure), tree's own choice stands: a job is
  * never refused here for something the library did wrong.
