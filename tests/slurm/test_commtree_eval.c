@@ -230,16 +230,19 @@ static void test_dependency_pending(void)
 	eval_free(&e);
 }
 
-/* The control: the same job once its begin time has passed (and with its
+/* The control: the same job once its begin time has come (and with its
  * dependencies flushed, as Slurm does once they are fulfilled) gets the
- * policy's nodes, which tree accounts, and the record. */
+ * policy's nodes, which tree accounts, and the record. Its begin time is
+ * this very second: job_independent() lets it start then (begin_time >
+ * now is false, job_mgr.c:16740), so the glue must not take it for a
+ * later job either. */
 static void test_eligible_gets_the_policy(void)
 {
 	struct eval e;
 	int rc;
 
 	eval_new(&e);
-	e.details.begin_time = time(NULL) - 1;
+	e.details.begin_time = time(NULL);
 	e.details.depend_list = list_create(NULL);
 	rc = commtree_eval(&e.te, fake_tree);
 	CHECK(rc == SLURM_SUCCESS, "eligible: rc %d", rc);
