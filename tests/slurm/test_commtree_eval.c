@@ -44,16 +44,7 @@
 
 static int failures;
 
-#define CHECK(cond, ...)						\
-	do {								\
-		if (!(cond)) {						\
-			failures++;					\
-			fprintf(stderr, "FAIL %s:%d: ", __FILE__,	\
-				__LINE__);				\
-			fprintf(stderr, __VA_ARGS__);			\
-			fputc('\n', stderr);				\
-		}							\
-	} while (0)
+#include "glue_check.h"
 
 static const char topology_json[] =
 	"{\"name\":\"t\",\"nodes\":["

@@ -28,16 +28,7 @@
 
 static int failures;
 
-#define CHECK(cond, ...)						\
-	do {								\
-		if (!(cond)) {						\
-			failures++;					\
-			fprintf(stderr, "FAIL %s:%d: ", __FILE__,	\
-				__LINE__);				\
-			fprintf(stderr, __VA_ARGS__);			\
-			fputc('\n', stderr);				\
-		}							\
-	} while (0)
+#include "glue_check.h"
 
 struct machine {
 	topology_eval_t te;
