@@ -19,4 +19,11 @@
 		}							\
 	} while (0)
 
+/* The test program's last line and exit status: how many checks failed,
+ * or that its `tests` tests passed. */
+#define GLUE_REPORT(name, tests)					\
+	(failures ? (fprintf(stderr, "%s: %d check(s) failed\n",	\
+			     (name), failures), 1) :			\
+		    (printf("%s: %d tests passed\n", (name), (tests)), 0))
+
 #endif

@@ -268,11 +268,5 @@ int main(void)
 	unlink(path);
 	rmdir(dir);
 	xfree(slurm_conf.topology_param);
-	if (failures) {
-		fprintf(stderr, "commtree_eval: %d check(s) failed\n",
-			failures);
-		return 1;
-	}
-	printf("commtree_eval: 3 tests passed\n");
-	return 0;
+	return GLUE_REPORT("commtree_eval", 3);
 }

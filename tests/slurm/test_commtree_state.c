@@ -190,11 +190,5 @@ int main(void)
 	test_restore_gives_back_the_first_state();
 	test_restore_twice();
 	test_gres_refused();
-	if (failures) {
-		fprintf(stderr, "commtree_state: %d check(s) failed\n",
-			failures);
-		return 1;
-	}
-	printf("commtree_state: 3 tests passed\n");
-	return 0;
+	return GLUE_REPORT("commtree_state", 3);
 }
