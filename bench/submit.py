@@ -138,14 +138,23 @@ def submit_lock_ms(log_text, ids):
     return sum(usec) / len(usec) / 1000
 
 
+LOG_TIMEOUT_S = 120
+
+
 def controller_log(container, since):
     """The controller container's log since the epoch second `since`
     (slurmctld runs in the foreground: its log is the container's), ""
-    if docker could not give it."""
+    if docker could not give it in LOG_TIMEOUT_S (a hung daemon must not
+    hang the bench after its passes)."""
     try:
         r = subprocess.run(["docker", "logs", "--since", str(int(since)), container],
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                           text=True, errors="replace", check=False)
+                           text=True, errors="replace", check=False,
+                           timeout=LOG_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        print(f"warning: docker logs {container}: no answer in {LOG_TIMEOUT_S} s",
+              file=sys.stderr)
+        return ""
     except OSError as e:
         print(f"warning: docker logs: {e}", file=sys.stderr)
         return ""

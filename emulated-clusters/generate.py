@@ -75,6 +75,8 @@ def main(argv):
                     "none written, Slurm's 1440)")
     ap.add_argument("--sched-extra", default="",
                     help="SchedulerParameters words to append (SCHED_EXTRA)")
+    ap.add_argument("--ctld-extra", default="",
+                    help="SlurmctldParameters words to write (CTLD_EXTRA)")
     ap.add_argument("--topologies-dir",
                     default=os.path.join(HERE, "..", "..", "shared", "topologies"))
     args = ap.parse_args(argv)
@@ -83,6 +85,8 @@ def main(argv):
     try:
         window = bf_window.check(args.bf_window)
         extra = sched_extra.check(args.sched_extra)
+        ctld_extra = sched_extra.check(args.ctld_extra, "CTLD_EXTRA",
+                                       "SlurmctldParameters", "enable_rpc_queue")
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
@@ -139,7 +143,7 @@ def main(argv):
     out = lambda f: os.path.join(args.outdir, f)
     atomic_write(out("slurm.conf"), write_slurm_conf, defn, nodes, layout,
                  args.policy, args.timing, options, args.clock_rate, args.jobcomp_loc,
-                 window, extra)
+                 window, extra, ctld_extra)
     atomic_write(out("topology.conf"), write_topology_conf, defn, nodes, switches)
     atomic_write(out("topology.json"), write_topology_json, defn, nodes,
                  switches, levels, kind)
@@ -154,7 +158,8 @@ def main(argv):
         f"FRONTENDS={frontends}\nEMULATORS={len(layout)}\nPOLICY={args.policy}\n"
         f"OPTIONS={' '.join(options)}\nCLOCK_RATE={args.clock_rate:g}\n"
         f"BF_WINDOW={'' if window is None else window}\n"
-        f"SCHED_EXTRA={','.join(extra)}\n"))
+        f"SCHED_EXTRA={','.join(extra)}\n"
+        f"CTLD_EXTRA={','.join(ctld_extra)}\n"))
     return 0
 
 

@@ -1,7 +1,11 @@
 """SCHED_EXTRA (workloads/params.tsv): SchedulerParameters words appended
 to the line emulated-clusters/generate.py writes, for a measurement of one
 setting on a running cluster (make up, make bench). Unset (the default),
-the line is unchanged.
+the line is unchanged. CTLD_EXTRA is the same for SlurmctldParameters, a
+line the generator writes only when CTLD_EXTRA is set (e.g.
+enable_rpc_queue: Slurm 24.11.5 then serves up to 256 queued
+REQUEST_SUBMIT_BATCH_JOB under one lock, proc_req.c's rpc table and
+rpc_queue.c's worker).
 
 Why the checks: Slurm 24.11.5 finds each word with xstrcasestr() on the
 whole line (e.g. job_scheduler.c:1385, backfill.c:953-973, 1038), so it
@@ -23,9 +27,10 @@ def _name(word):
     return word.split("=", 1)[0]
 
 
-def check(value):
+def check(value, param="SCHED_EXTRA", line="SchedulerParameters",
+          example="bf_yield_interval=200000,bf_yield_sleep=200000"):
     """value (a string; None or "" for unset) as a list of words, or
-    ValueError with one line naming SCHED_EXTRA."""
+    ValueError with one line naming `param` (SCHED_EXTRA, CTLD_EXTRA)."""
     if value is None or value.strip() == "":
         return []
     words = value.strip().split(",")
@@ -33,9 +38,9 @@ def check(value):
     names = [_name(w) for w in words]
     if bad or len(set(names)) != len(names):
         raise ValueError(
-            f"SCHED_EXTRA={value}: expected SchedulerParameters words "
+            f"{param}={value}: expected {line} words "
             "separated by commas, each name or name=value, each name once "
-            "(e.g. bf_yield_interval=200000,bf_yield_sleep=200000)")
+            f"(e.g. {example})")
     return words
 
 

@@ -71,6 +71,8 @@ cmd_config() {
 	# SCHED_EXTRA (params.tsv): SchedulerParameters words appended, for a
 	# measurement (workloads/sched_extra.py); unset, the line is unchanged.
 	[ -z "${SCHED_EXTRA:-}" ] || args+=(--sched-extra "$SCHED_EXTRA")
+	# CTLD_EXTRA (params.tsv): a SlurmctldParameters line, the same way.
+	[ -z "${CTLD_EXTRA:-}" ] || args+=(--ctld-extra "$CTLD_EXTRA")
 	# generate.py checks POLICY against the registry.
 	build_tools registry
 	in_tools python3 "$ROOT/emulated-clusters/generate.py" "${args[@]}"

@@ -174,3 +174,17 @@ def test_dry_mode_prints_one_row():
     assert r.returncode == 0, r.stderr
     f = r.stdout.rstrip("\n").split("\t")
     assert f[:5] == ["-", "-", "-", "200", "dry"] and int(f[6]) > 0 and f[7:9] == ["-", "-"]
+
+
+def test_controller_log_gives_up_on_a_docker_that_does_not_answer(bench, tmp_path,
+                                                                  monkeypatch, capsys):
+    # A docker that hangs: the bench warns and goes on with no lock figure.
+    fake = tmp_path / "docker"
+    fake.write_text("#!/bin/sh\nexec sleep 30\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tmp_path}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.setattr(bench, "LOG_TIMEOUT_S", 1)
+    assert bench.controller_log("ctld", 0) == ""
+    assert capsys.readouterr().err == "warning: docker logs ctld: no answer in 1 s\n"
+    fake.write_text("#!/bin/sh\necho 'usec=5 line'\n")
+    assert bench.controller_log("ctld", 0) == "usec=5 line\n"

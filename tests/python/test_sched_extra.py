@@ -76,3 +76,29 @@ def test_generate_refuses_a_bad_word_in_one_line_writing_nothing(tmp_path, tiny)
     assert len(r.stderr.strip().splitlines()) == 1
     assert r.stderr.startswith("error: SCHED_EXTRA=bf yield: ")
     assert not (tmp_path / "tiny").exists()
+
+
+@pytest.mark.needs_registry
+def test_ctld_extra_writes_a_slurmctld_parameters_line_only_when_set(tmp_path, tiny):
+    def ctld_lines():
+        return [x for x in tiny.slurm_conf() if x.startswith("SlurmctldParameters")]
+    assert tiny.generate().returncode == 0
+    default = tiny.slurm_conf()
+    assert ctld_lines() == []
+    assert tiny.cluster_env()["CTLD_EXTRA"] == ""
+    r = tiny.generate("--ctld-extra", "enable_rpc_queue,max_dbd_msg_action=discard")
+    assert r.returncode == 0, r.stderr
+    assert ctld_lines() == ["SlurmctldParameters=enable_rpc_queue,max_dbd_msg_action=discard"]
+    assert tiny.cluster_env()["CTLD_EXTRA"] == "enable_rpc_queue,max_dbd_msg_action=discard"
+    # Nothing else moves.
+    assert [x for x in tiny.slurm_conf() if not x.startswith("SlurmctldParameters")] == default
+
+
+@pytest.mark.needs_registry
+def test_ctld_extra_refuses_a_bad_word_in_one_line_naming_it(tmp_path, tiny):
+    r = tiny.generate("--ctld-extra", "enable rpc queue")
+    assert r.returncode == 2
+    assert r.stderr.strip().splitlines() == [
+        "error: CTLD_EXTRA=enable rpc queue: expected SlurmctldParameters words separated "
+        "by commas, each name or name=value, each name once (e.g. enable_rpc_queue)"]
+    assert not (tmp_path / "tiny").exists()

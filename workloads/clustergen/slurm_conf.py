@@ -72,8 +72,15 @@ def scheduler_parameters(rate, window, extra=()):
         f"{clock_settings(rate)[1]}{bf_window.sched_param(window)}", extra)
 
 
+def slurmctld_parameters(words):
+    """A SlurmctldParameters line for CTLD_EXTRA's words (from
+    sched_extra.check), "" for none: the generated slurm.conf sets none
+    of its own, so Slurm's defaults hold unless a measurement asks."""
+    return f"SlurmctldParameters={','.join(words)}\n" if words else ""
+
+
 def write_slurm_conf(f, defn, nodes, layout, policy, timing=False, options=(),
-                     rate=1, jobcomp="", window=None, extra=()):
+                     rate=1, jobcomp="", window=None, extra=(), ctld_extra=()):
     frontends = sum(len(b) for b in layout)
     timeouts, _ = clock_settings(rate)
     timeout_lines = "".join(f"{k}={v}\n" for k, v in timeouts.items())
@@ -139,7 +146,7 @@ GetEnvTimeout=0
 # bf_max_job_test), which neither sizes (backfill.c:2159-2165).
 SchedulerType=sched/backfill
 SchedulerParameters={scheduler_parameters(rate, window, extra)}
-MinJobAge=10
+{slurmctld_parameters(ctld_extra)}MinJobAge=10
 MaxJobCount=200000
 MaxArraySize=100001
 """)
