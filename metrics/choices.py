@@ -39,7 +39,7 @@ import subprocess
 import sys
 
 from workloads.cluster_defs import expand_hostlist
-from .run_dir import ReportError
+from .run_dir import ReportError, run_files
 
 CLASSES = ("one leaf", "exact", "whole tie", "open")
 
@@ -51,11 +51,8 @@ def read_run(run_dir, started=None):
     instead of sim.tsv (an emulated run's, emulated_starts)."""
     files = ("topology.json", "plan.tsv") + (("sim.tsv",) if started is None
                                               else ())
-    paths = {f: os.path.join(run_dir, f) for f in files}
-    for f, p in paths.items():
-        if not os.path.exists(p):
-            raise ReportError(f"{run_dir}: no {f}; expected a twin run "
-                              "(make simulate, or ENGINE=sim)")
+    paths = run_files(run_dir, files,
+                      "expected a twin run (make simulate, or ENGINE=sim)")
     with open(paths["topology.json"], encoding="utf-8") as f:
         topo = json.load(f)
     names = [n["name"] for n in topo["nodes"]]

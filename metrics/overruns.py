@@ -33,12 +33,11 @@ import argparse
 import collections
 import csv
 import json
-import os
 import sys
 
 from workloads import bf_window
 from .measures import reservation_records
-from .run_dir import ReportError
+from .run_dir import ReportError, run_files
 
 # Slurm 24.11's default bf_window, minutes (backfill.c, BACKFILL_WINDOW).
 BF_WINDOW_MIN = bf_window.SLURM_DEFAULT_MIN
@@ -51,12 +50,9 @@ def read_run(run_dir):
     """The run as plain numbers, times in log seconds from t0: nodes,
     {log id: {order, submit, start, end, nodes, limit}} of the jobs that
     started, and the reservation records [(time, log id, planned start)]."""
-    paths = {f: os.path.join(run_dir, f) for f in
-             ("manifest.json", "plan.tsv", "jobs.csv", "reservations.tsv")}
-    for f, p in paths.items():
-        if not os.path.exists(p):
-            raise ReportError(f"{run_dir}: no {f}; expected a reported replay run "
-                              "(make report RUN=<it>) recorded with reservations.tsv")
+    paths = run_files(run_dir, ("manifest.json", "plan.tsv", "jobs.csv", "reservations.tsv"),
+                      "expected a reported replay run (make report RUN=<it>) recorded "
+                      "with reservations.tsv")
     with open(paths["manifest.json"], encoding="utf-8") as f:
         m = json.load(f)
     try:

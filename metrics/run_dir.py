@@ -12,13 +12,23 @@ class ReportError(Exception):
     pass
 
 
+def run_files(run_dir, files, expected):
+    """{file: its path in run_dir} for each of files, after checking that
+    all are there: ReportError "<run_dir>: no <file>; <expected>" names the
+    first missing one."""
+    paths = {f: os.path.join(run_dir, f) for f in files}
+    for f, p in paths.items():
+        if not os.path.exists(p):
+            raise ReportError(f"{run_dir}: no {f}; {expected}")
+    return paths
+
+
 def load_run(run_dir):
-    for f in ("manifest.json", "sacct.json"):
-        if not os.path.exists(os.path.join(run_dir, f)):
-            raise ReportError(f"{run_dir}: no {f}; is this a finished replay?")
-    with open(os.path.join(run_dir, "manifest.json"), encoding="utf-8") as f:
+    paths = run_files(run_dir, ("manifest.json", "sacct.json"),
+                      "is this a finished replay?")
+    with open(paths["manifest.json"], encoding="utf-8") as f:
         manifest = json.load(f)
-    with open(os.path.join(run_dir, "sacct.json"), encoding="utf-8") as f:
+    with open(paths["sacct.json"], encoding="utf-8") as f:
         sacct = json.load(f)
     planned = []
     plan_path = os.path.join(run_dir, "plan.tsv")

@@ -106,86 +106,94 @@ def _int(value, path, lineno, what):
         raise LogError(f"{path}:{lineno}: {what} '{value}' is not a number")
 
 
+def _numbered_lines(path):
+    """(line number from 1, line) of a log file, bytes that are not UTF-8
+    replaced."""
+    with open(path, encoding="utf-8", errors="replace") as f:
+        yield from enumerate(f, 1)
+
+
+def _from_first_submit(log):
+    """The log with its jobs' submit times counted from its first job's."""
+    if log.jobs:
+        t0 = log.jobs[0].submit
+        for job in log.jobs:
+            job.submit -= t0
+    return log
+
+
 def read_swf(path):
     """SWF: 18 whitespace-separated fields per job, ';' header comments
     with 'Key: value' facts (MaxNodes, MaxProcs, UnixStartTime, ...)."""
     log = Log(path, "swf")
-    first_submit = None
-    with open(path, encoding="utf-8", errors="replace") as f:
-        for lineno, line in enumerate(f, 1):
-            s = line.strip()
-            if not s:
-                continue
-            if s.startswith(";"):
-                key, sep, value = s[1:].partition(":")
-                if sep and key.strip() and " " not in key.strip():
-                    log.header[key.strip()] = value.strip()
-                continue
-            fields = s.split()
-            if len(fields) != 18:
-                raise LogError(f"{path}:{lineno}: expected 18 SWF fields, "
-                               f"found {len(fields)}")
-            v = [_int(x, path, lineno, f"field {i + 1}")
-                 for i, x in enumerate(fields)]
-            job_id, submit, _wait, runtime, procs = v[0], v[1], v[2], v[3], v[4]
-            req_procs, req_time = v[7], v[8]
-            if procs <= 0:
-                procs = req_procs
-            if runtime <= 0 or procs <= 0:
-                log.skipped_no_runtime += 1
-                continue
-            if submit < 0:
-                raise LogError(f"{path}:{lineno}: negative submit time {submit}")
-            if first_submit is None:
-                first_submit = submit
-            log.jobs.append(Job(log_id=job_id, submit=submit - first_submit,
-                                runtime=runtime, procs=procs, nodes=None,
-                                requested_time=req_time if req_time > 0 else None))
-    return log
+    for lineno, line in _numbered_lines(path):
+        s = line.strip()
+        if not s:
+            continue
+        if s.startswith(";"):
+            key, sep, value = s[1:].partition(":")
+            if sep and key.strip() and " " not in key.strip():
+                log.header[key.strip()] = value.strip()
+            continue
+        fields = s.split()
+        if len(fields) != 18:
+            raise LogError(f"{path}:{lineno}: expected 18 SWF fields, "
+                           f"found {len(fields)}")
+        v = [_int(x, path, lineno, f"field {i + 1}")
+             for i, x in enumerate(fields)]
+        job_id, submit, _wait, runtime, procs = v[0], v[1], v[2], v[3], v[4]
+        req_procs, req_time = v[7], v[8]
+        if procs <= 0:
+            procs = req_procs
+        if runtime <= 0 or procs <= 0:
+            log.skipped_no_runtime += 1
+            continue
+        if submit < 0:
+            raise LogError(f"{path}:{lineno}: negative submit time {submit}")
+        log.jobs.append(Job(log_id=job_id, submit=submit,
+                            runtime=runtime, procs=procs, nodes=None,
+                            requested_time=req_time if req_time > 0 else None))
+    return _from_first_submit(log)
 
 
 def read_study(path):
     """`Job_name Submit Runtime Nodes Comment Perc`, one job per line."""
     log = Log(path, "study")
-    first_submit = None
-    with open(path, encoding="utf-8", errors="replace") as f:
-        for lineno, line in enumerate(f, 1):
-            fields = line.split()
-            if not fields:
-                continue
-            if lineno == 1 or fields[0] == "Job_name":
-                if fields[:6] != ["Job_name", "Submit", "Runtime", "Nodes",
-                                  "Comment", "Perc"]:
-                    raise LogError(f"{path}:{lineno}: expected the header "
-                                   "'Job_name Submit Runtime Nodes Comment Perc'")
-                continue
-            if len(fields) != 6:
-                raise LogError(f"{path}:{lineno}: expected 6 fields, found "
-                               f"{len(fields)}")
-            job_id = fields[0]
-            submit = _int(fields[1], path, lineno, "Submit")
-            runtime = _int(fields[2], path, lineno, "Runtime")
-            nodes = _int(fields[3], path, lineno, "Nodes")
-            comm = _int(fields[4], path, lineno, "Comment")
-            perc = _int(fields[5], path, lineno, "Perc")
-            if comm not in (0, 1):
-                raise LogError(f"{path}:{lineno}: Comment must be 0 or 1, "
-                               f"found {comm}")
-            if not 0 <= perc <= 100:
-                raise LogError(f"{path}:{lineno}: Perc must be 0-100, found {perc}")
-            if nodes <= 0:
-                raise LogError(f"{path}:{lineno}: Nodes must be positive, "
-                               f"found {nodes}")
-            if runtime <= 0:
-                log.skipped_no_runtime += 1
-                continue
-            if first_submit is None:
-                first_submit = submit
-            log.jobs.append(Job(log_id=job_id, submit=submit - first_submit,
-                                runtime=runtime, nodes=nodes, procs=None,
-                                requested_time=None, comm=comm,
-                                comm_percent=perc))
-    return log
+    for lineno, line in _numbered_lines(path):
+        fields = line.split()
+        if not fields:
+            continue
+        if lineno == 1 or fields[0] == "Job_name":
+            if fields[:6] != ["Job_name", "Submit", "Runtime", "Nodes",
+                              "Comment", "Perc"]:
+                raise LogError(f"{path}:{lineno}: expected the header "
+                               "'Job_name Submit Runtime Nodes Comment Perc'")
+            continue
+        if len(fields) != 6:
+            raise LogError(f"{path}:{lineno}: expected 6 fields, found "
+                           f"{len(fields)}")
+        job_id = fields[0]
+        submit = _int(fields[1], path, lineno, "Submit")
+        runtime = _int(fields[2], path, lineno, "Runtime")
+        nodes = _int(fields[3], path, lineno, "Nodes")
+        comm = _int(fields[4], path, lineno, "Comment")
+        perc = _int(fields[5], path, lineno, "Perc")
+        if comm not in (0, 1):
+            raise LogError(f"{path}:{lineno}: Comment must be 0 or 1, "
+                           f"found {comm}")
+        if not 0 <= perc <= 100:
+            raise LogError(f"{path}:{lineno}: Perc must be 0-100, found {perc}")
+        if nodes <= 0:
+            raise LogError(f"{path}:{lineno}: Nodes must be positive, "
+                           f"found {nodes}")
+        if runtime <= 0:
+            log.skipped_no_runtime += 1
+            continue
+        log.jobs.append(Job(log_id=job_id, submit=submit,
+                            runtime=runtime, nodes=nodes, procs=None,
+                            requested_time=None, comm=comm,
+                            comm_percent=perc))
+    return _from_first_submit(log)
 
 
 # The NeDD experiments' job lists (workloads/experiment/nedd.py writes
@@ -208,56 +216,55 @@ def read_nedd(path):
     order."""
     log = Log(path, "nedd")
     last = None
-    with open(path, encoding="utf-8", errors="replace") as f:
-        for lineno, line in enumerate(f, 1):
-            fields = line.split()
-            if not fields or line.startswith("#"):
-                continue
-            if fields[0] == "Job_name":
-                if fields != NEDD_HEADER:
-                    raise LogError(f"{path}:{lineno}: expected the header "
-                                   f"'{' '.join(NEDD_HEADER)}'")
-                continue
-            if len(fields) != len(NEDD_HEADER):
-                raise LogError(f"{path}:{lineno}: expected {len(NEDD_HEADER)} fields, "
-                               f"found {len(fields)}")
-            name, app, placement = fields[0], fields[5], fields[7]
-            share = 0.0
-            if app.startswith("-:"):
-                try:
-                    share = float(app[2:])
-                except ValueError:
-                    share = -1
-                if not 0 <= share <= 100:
-                    raise LogError(f"{path}:{lineno}: App '{app}': expected a name, -, "
-                                   "or -:<percent> (0-100)")
-                app = "-"
-            submit = _int(fields[1], path, lineno, "Submit")
-            runtime = _int(fields[2], path, lineno, "Runtime")
-            nodes = _int(fields[3], path, lineno, "Nodes")
-            requested = _int(fields[4], path, lineno, "Requested")
-            prefill = _int(fields[6], path, lineno, "Prefill")
-            if runtime <= 0 or nodes <= 0 or requested < runtime:
-                raise LogError(f"{path}:{lineno}: expected Runtime and Nodes above 0 and "
-                               "Requested at least Runtime")
-            if prefill not in (0, 1):
-                raise LogError(f"{path}:{lineno}: Prefill must be 0 or 1, found {prefill}")
-            if placement != "-" and not all(
-                    e.startswith(("nodelist=", "exclude=", "dependency="))
-                    for e in placement.split(";")):
-                raise LogError(f"{path}:{lineno}: Placement '{placement[:40]}': expected -, "
-                               "or nodelist=<hostlist>, exclude=<hostlist>, "
-                               "dependency=<type>:@<job name>[...] joined by ';'")
-            if last is not None and submit < last:
-                raise LogError(f"{path}:{lineno}: Submit {submit} before the line "
-                               f"above's {last}; expected submission order")
-            last = submit
-            log.jobs.append(Job(log_id=name, submit=submit, runtime=runtime, nodes=nodes,
-                                procs=None, requested_time=requested, comm=0,
-                                comm_percent=share, pattern="rd",
-                                app="" if app == "-" else app,
-                                placement="" if placement == "-" else placement,
-                                prefill=prefill))
+    for lineno, line in _numbered_lines(path):
+        fields = line.split()
+        if not fields or line.startswith("#"):
+            continue
+        if fields[0] == "Job_name":
+            if fields != NEDD_HEADER:
+                raise LogError(f"{path}:{lineno}: expected the header "
+                               f"'{' '.join(NEDD_HEADER)}'")
+            continue
+        if len(fields) != len(NEDD_HEADER):
+            raise LogError(f"{path}:{lineno}: expected {len(NEDD_HEADER)} fields, "
+                           f"found {len(fields)}")
+        name, app, placement = fields[0], fields[5], fields[7]
+        share = 0.0
+        if app.startswith("-:"):
+            try:
+                share = float(app[2:])
+            except ValueError:
+                share = -1
+            if not 0 <= share <= 100:
+                raise LogError(f"{path}:{lineno}: App '{app}': expected a name, -, "
+                               "or -:<percent> (0-100)")
+            app = "-"
+        submit = _int(fields[1], path, lineno, "Submit")
+        runtime = _int(fields[2], path, lineno, "Runtime")
+        nodes = _int(fields[3], path, lineno, "Nodes")
+        requested = _int(fields[4], path, lineno, "Requested")
+        prefill = _int(fields[6], path, lineno, "Prefill")
+        if runtime <= 0 or nodes <= 0 or requested < runtime:
+            raise LogError(f"{path}:{lineno}: expected Runtime and Nodes above 0 and "
+                           "Requested at least Runtime")
+        if prefill not in (0, 1):
+            raise LogError(f"{path}:{lineno}: Prefill must be 0 or 1, found {prefill}")
+        if placement != "-" and not all(
+                e.startswith(("nodelist=", "exclude=", "dependency="))
+                for e in placement.split(";")):
+            raise LogError(f"{path}:{lineno}: Placement '{placement[:40]}': expected -, "
+                           "or nodelist=<hostlist>, exclude=<hostlist>, "
+                           "dependency=<type>:@<job name>[...] joined by ';'")
+        if last is not None and submit < last:
+            raise LogError(f"{path}:{lineno}: Submit {submit} before the line "
+                           f"above's {last}; expected submission order")
+        last = submit
+        log.jobs.append(Job(log_id=name, submit=submit, runtime=runtime, nodes=nodes,
+                            procs=None, requested_time=requested, comm=0,
+                            comm_percent=share, pattern="rd",
+                            app="" if app == "-" else app,
+                            placement="" if placement == "-" else placement,
+                            prefill=prefill))
     return log
 
 

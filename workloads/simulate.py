@@ -155,8 +155,13 @@ def admin_comment(row, plan_entry):
               f"runtime_base={row['runtime_base']}", f"runtime_scaled={row['runtime_scaled']}"]
     if row["runtime_fallback"]:
         parts.append(f"runtime_fallback={row['runtime_fallback']}")
+    return record_end(parts, row, plan_entry, plan_entry.get("ranks") or plan_entry["nodes"])
+
+
+def record_end(parts, row, plan_entry, ranks):
+    """Both records' end, joined: a job with a traffic matrix's ranks and
+    hop-bytes, the allocation's fallback, the engine."""
     if plan_entry["matrix_density"] > 0:
-        ranks = plan_entry.get("ranks") or plan_entry["nodes"]
         parts += [f"matrix_ranks={ranks}", f"hop_bytes={row['hop_bytes']}",
                   f"hop_bytes_default={row['hop_bytes_default']}"]
     if row["fallback"]:
@@ -176,13 +181,7 @@ def core_comment(row, plan_entry):
                   f"runtime_scaled={row['runtime_scaled']}"]
         if row["runtime_fallback"]:
             parts.append(f"runtime_fallback={row['runtime_fallback']}")
-    if plan_entry["matrix_density"] > 0:
-        parts += [f"matrix_ranks={row['ranks']}", f"hop_bytes={row['hop_bytes']}",
-                  f"hop_bytes_default={row['hop_bytes_default']}"]
-    if row["fallback"]:
-        parts.append(f"fallback={row['fallback']}")
-    parts.append("engine=sim")
-    return ";".join(parts)
+    return record_end(parts, row, plan_entry, row["ranks"])
 
 
 def job_cpus(row, names, cores_of):

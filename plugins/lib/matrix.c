@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "load_text.h"
 #include "textfile.h"
 
 void tb_matrix_free(struct tb_matrix *m)
@@ -95,20 +96,18 @@ bad:
 	return -1;
 }
 
+/* tb_matrix_parse as load_text.h's parser (out: struct tb_matrix **). */
+static int parse_matrix(const char *text, size_t len, const char *name,
+			void *out, char *err, size_t errlen)
+{
+	return tb_matrix_parse(text, len, name, out, err, errlen);
+}
+
 int tb_matrix_load(const char *path, struct tb_matrix **out, char *err,
 		   size_t errlen)
 {
-	size_t len;
-	char *text;
-	int rc;
-
 	*out = NULL;
-	text = tb_read_text(path, &len, err, errlen);
-	if (!text)
-		return -1;
-	rc = tb_matrix_parse(text, len, path, out, err, errlen);
-	free(text);
-	return rc;
+	return tb_load_text(path, parse_matrix, out, err, errlen);
 }
 
 char *tb_matrix_to_line(const struct tb_matrix *m, char sep)

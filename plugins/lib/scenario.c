@@ -13,6 +13,7 @@
 #include "isolation.h"
 #include "nedd.h"
 #include "scenario_internal.h"
+#include "load_text.h"
 #include "textfile.h"
 
 #define MAX_WORDS 64
@@ -467,20 +468,18 @@ bad:
 	return -1;
 }
 
+/* tb_scenario_parse as load_text.h's parser (out: struct tb_scenario **). */
+static int parse_scenario(const char *text, size_t len, const char *name,
+			  void *out, char *err, size_t errlen)
+{
+	return tb_scenario_parse(text, len, name, out, err, errlen);
+}
+
 int tb_scenario_load(const char *path, struct tb_scenario **out, char *err,
 		     size_t errlen)
 {
-	size_t len;
-	char *text;
-	int rc;
-
 	*out = NULL;
-	text = tb_read_text(path, &len, err, errlen);
-	if (!text)
-		return -1;
-	rc = tb_scenario_parse(text, len, path, out, err, errlen);
-	free(text);
-	return rc;
+	return tb_load_text(path, parse_scenario, out, err, errlen);
 }
 
 void tb_scenario_free(struct tb_scenario *s)

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "json.h"
-#include "textfile.h"
+#include "load_text.h"
 #include "topology_internal.h"
 
 static int json_int(const struct tb_json *obj, const char *key, int dflt)
@@ -185,18 +185,18 @@ int tb_topology_from_json_text(const char *text, size_t len,
 	return 0;
 }
 
+/* tb_topology_from_json_text as load_text.h's parser (out: struct
+ * tb_topology **); its reasons do not name the file, as before. */
+static int parse_topology(const char *text, size_t len, const char *name,
+			  void *out, char *err, size_t errlen)
+{
+	(void)name;
+	return tb_topology_from_json_text(text, len, out, err, errlen);
+}
+
 int tb_topology_load(const char *path, struct tb_topology **out, char *err,
 		     size_t errlen)
 {
-	size_t len;
-	char *text;
-	int rc;
-
 	*out = NULL;
-	text = tb_read_text(path, &len, err, errlen);
-	if (!text)
-		return -1;
-	rc = tb_topology_from_json_text(text, len, out, err, errlen);
-	free(text);
-	return rc;
+	return tb_load_text(path, parse_topology, out, err, errlen);
 }

@@ -1,6 +1,32 @@
 # scripts/testbed's benchmarks (make bench BENCH=...): each prints figures
 # and keeps them in bench/out/; none is a test.
 
+# A new file for a benchmark's figures: the path of <name>-<time>.txt in
+# bench/out, or in the folder $2, which it makes.
+bench_file() {
+	local out=${2:-$ROOT/bench/out}
+	mkdir -p "$out"
+	echo "$out/$1-$(date +%Y%m%d-%H%M%S).txt"
+}
+
+# The host in a benchmark's header: "<n> cores, <m> MiB; <UTC time>".
+bench_host() {
+	printf '%s cores, %s MiB; %s' "$(nproc)" \
+		"$(awk '/MemTotal/ {printf "%d", $2 / 1024}' /proc/meminfo)" "$(date -u +%FT%TZ)"
+}
+
+# A benchmark's end against its committed reference: bench/$1 compares
+# the runs (the arguments after the third) with the reference $2, appended
+# to the file $3; then the cluster down. Returns bench/$1's status.
+bench_compare() {
+	local script=$1 ref=$2 file=$3 c=0
+	shift 3
+	in_tools python3 "$ROOT/bench/$script" "$ref" "$@" | tee -a "$file" || c=$?
+	cmd_down >/dev/null
+	info "written to ${file#"$ROOT"/}"
+	return "$c"
+}
+
 # One replay of a benchmark with the parameters given (NAME=value ...), its
 # output shown and kept in the file log, then its report: BENCH_RUN is its
 # run directory. what names it in the error if it does not finish.
@@ -27,17 +53,13 @@ bench_replay_run() {
 # hpc2010 under greedy), CLOCK_RUNS (3) runs at each of CLOCK_RATES
 # (100 1000), against the committed SPEEDUP=10 reference's metrics.
 bench_clock() {
-	local out="$ROOT/bench/out" file rate k log runs=() c
+	local file rate k log runs=()
 	local ref=$ROOT/bench/reference/theta15-greedy-s10.json
-	mkdir -p "$out"
-	file="$out/clock-$(date +%Y%m%d-%H%M%S).txt"
+	file=$(bench_file clock)
 	log=$(mktemp)
 	{
-		printf '# make bench BENCH=clock: CPU of an idle hpc2010 by clock rate, then fidelity
-'
-		printf '# host: %s cores, %s MiB; %s
-' "$(nproc)" \
-			"$(awk '/MemTotal/ {printf "%d", $2 / 1024}' /proc/meminfo)" "$(date -u +%FT%TZ)"
+		printf '# make bench BENCH=clock: CPU of an idle hpc2010 by clock rate, then fidelity\n'
+		printf '# host: %s\n' "$(bench_host)"
 		printf '%-6s %16s %18s\n' rate slurmctld_cpu_pct frontends_cpu_pct
 	} | tee "$file"
 	cmd_down >/dev/null
@@ -62,11 +84,7 @@ bench_clock() {
 		done
 	done
 	rm -f "$log"
-	c=0
-	in_tools python3 "$ROOT/bench/clock.py" "$ref" "${runs[@]}" | tee -a "$file" || c=$?
-	cmd_down >/dev/null
-	info "written to ${file#"$ROOT"/}"
-	return "$c"
+	bench_compare clock.py "$ref" "$file" "${runs[@]}"
 }
 
 # BENCH=window (issue 30 point 3, docs/vclock.md#in-the-testbed): the
@@ -77,16 +95,13 @@ bench_clock() {
 # late launches, makespan, utilization and mean wait. About 10 min with
 # jumps and 31 without, on a quiet machine.
 bench_window() {
-	local out="$ROOT/bench/out" file log runs=() c ej k
+	local file log runs=() ej k
 	local ref=$ROOT/bench/reference/theta1000-greedy-r1000.json
-	mkdir -p "$out"
-	file="$out/window-$(date +%Y%m%d-%H%M%S).txt"
+	file=$(bench_file window)
 	log=$(mktemp)
 	{
 		printf '# make bench BENCH=window: the 1,000-job Theta window, rate 1000, greedy\n'
-		printf '# host: %s cores, %s MiB; %s; load %s\n' "$(nproc)" \
-			"$(awk '/MemTotal/ {printf "%d", $2 / 1024}' /proc/meminfo)" \
-			"$(date -u +%FT%TZ)" "$(cut -d' ' -f1-3 /proc/loadavg)"
+		printf '# host: %s; load %s\n' "$(bench_host)" "$(cut -d' ' -f1-3 /proc/loadavg)"
 	} | tee "$file"
 	cmd_down >/dev/null
 	POLICY=greedy cmd_up hpc2010 >/dev/null
@@ -100,11 +115,7 @@ bench_window() {
 	done
 	rm -f "$log"
 	printf '# load at the end: %s\n' "$(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$file"
-	c=0
-	in_tools python3 "$ROOT/bench/window.py" "$ref" "${runs[@]}" | tee -a "$file" || c=$?
-	cmd_down >/dev/null
-	info "written to ${file#"$ROOT"/}"
-	return "$c"
+	bench_compare window.py "$ref" "$file" "${runs[@]}"
 }
 
 # BENCH=faults (README, Faults): how long the replay's health watch takes
@@ -113,9 +124,8 @@ bench_window() {
 # jobs on tiny has jobs running; times are from the kill to the replay's
 # FAULT and recovered lines, polled every 0.2 s.
 bench_faults() {
-	local out="$ROOT/bench/out" file svc log pid c t0 det rec
-	mkdir -p "$out"
-	file="$out/faults-$(date +%Y%m%d-%H%M%S).txt"
+	local file svc log pid c t0 det rec
+	file=$(bench_file faults)
 	log=$(mktemp)
 	{
 		printf '# make bench BENCH=faults: detection and recovery of a killed service (tiny, AUTO_RECOVER=1)\n'
@@ -192,9 +202,8 @@ cmd_bench() {
 # ICPP-W policy on hpc2010 and theta (target < 5 s each), a 100,000-job
 # synthetic log on cori (< 1 min). No cluster; about a minute.
 bench_sim() {
-	local out="$ROOT/bench/out" file
-	mkdir -p "$out"
-	file="$out/sim-$(date +%Y%m%d-%H%M%S).txt"
+	local file
+	file=$(bench_file sim)
 	build_tools
 	in_tools python3 -m workloads.sim_bench --root "$ROOT" --workloads-dir "$WORKLOADS_DIR" \
 		--out "$ROOT/build/bench/sim" ${SIM_BENCH_JOBS:+--jobs "$SIM_BENCH_JOBS"} | tee "$file"
@@ -204,9 +213,8 @@ bench_sim() {
 # A cluster is <name> or <name>:<leaf level> (a dragonfly's tree from another
 # level: cori:router is issue 17's case, 3,054 router leaves).
 bench_alloc() {
-	local out="$ROOT/bench/out" file c name dir leaf
-	mkdir -p "$out"
-	file="$out/alloc-$(date +%Y%m%d-%H%M%S).txt"
+	local file c name dir leaf
+	file=$(bench_file alloc)
 	build_tools
 	for c in ${BENCH_CLUSTERS:-curie theta cori cori:router}; do
 		name=${c%%:*} leaf=
@@ -224,15 +232,13 @@ bench_alloc() {
 # to the whole machine (80,640 cores), beside the paper's Figure 3
 # (IJHPCA 2018, Sec. 3.2); the library alone, at core level. A few seconds.
 bench_treematch() {
-	local out="$ROOT/bench/out" file
-	mkdir -p "$out"
-	file="$out/treematch-$(date +%Y%m%d-%H%M%S).txt"
+	local file
+	file=$(bench_file treematch)
 	build_tools
 	in_tools python3 "$ROOT/emulated-clusters/generate.py" curie \
 		"$ROOT/build/bench/curie" --topologies-dir "$TOPOLOGIES_DIR" >/dev/null
 	{
-		printf '# make bench BENCH=treematch; host: %s cores, %s MiB; %s\n' "$(nproc)" \
-			"$(awk '/MemTotal/ {printf "%d", $2 / 1024}' /proc/meminfo)" "$(date -u +%FT%TZ)"
+		printf '# make bench BENCH=treematch; host: %s\n' "$(bench_host)"
 		in_tools "$TB_BUILD/bench-treematch" -r "${BENCH_REPEATS:-5}" \
 			"$ROOT/build/bench/curie/topology.json"
 	} | sed "s|$ROOT/||" | tee "$file"
@@ -240,13 +246,11 @@ bench_treematch() {
 }
 
 bench_up() {
-	local out="$ROOT/bench/out" c file
-	mkdir -p "$out"
-	file="$out/up-$(date +%Y%m%d-%H%M%S).txt"
+	local c file
+	file=$(bench_file up)
 	{
 		printf '# make up: seconds from containers started to all nodes idle, memory of the stack\n'
-		printf '# host: %s cores, %s MiB; %s\n' "$(nproc)" \
-			"$(awk '/MemTotal/ {printf "%d", $2 / 1024}' /proc/meminfo)" "$(date -u +%FT%TZ)"
+		printf '# host: %s\n' "$(bench_host)"
 		printf '# ready_s = compose_s (containers created and started) + nodes_s (front ends\n'
 		printf '# registering until every node is idle) + the policy check; load: 1-min average\n'
 		printf '%-8s %7s %10s %10s %8s %9s %7s %11s %6s\n' cluster nodes frontends emulators \
@@ -274,10 +278,9 @@ bench_up() {
 # sbatch --test-only probes, which run the selection without changing the
 # state. Once under policy default, then once under each other policy.
 bench_decision() {
-	local out="$ROOT/bench/out" file ctl cluster=${BENCH_CLUSTER:-cori} nodes p
+	local file ctl cluster=${BENCH_CLUSTER:-cori} nodes p
 	local probes=${BENCH_PROBES:-200}
-	mkdir -p "$out"
-	file="$out/decision-$(date +%Y%m%d-%H%M%S).txt"
+	file=$(bench_file decision)
 	cmd_down >/dev/null
 	info "bench decision: $cluster up with commtree_timing"
 	COMMTREE_TIMING=1 POLICY=default cmd_up "$cluster" >/dev/null
@@ -347,7 +350,7 @@ bench_decision() {
 # its mean time inside the job write lock (the usec= of its log line for
 # each of the pass's jobs, from docker logs).
 bench_submit() {
-	local out=${BENCH_OUT:-$ROOT/bench/out} file rows plan=() line policy family place machine up=""
+	local file rows plan=() line policy family place machine up=""
 	local jobs=${BENCH_JOBS:-1000} ahead=${BENCH_AHEAD:-600} at_once=${BENCH_AT_ONCE:-busy}
 	local subs=() ctl
 	case $at_once in
@@ -366,8 +369,7 @@ bench_submit() {
 		in_tools python3 "$ROOT/bench/submit.py" plan --only "${BENCH_POLICIES:-${POLICY:-}}") || exit 1
 	[ -n "$line" ] || die "bench submit: no policy to measure"
 	mapfile -t plan <<<"$line"
-	mkdir -p "$out"
-	file="$out/submit-$(date +%Y%m%d-%H%M%S).txt"
+	file=$(bench_file submit "${BENCH_OUT:-$ROOT/bench/out}")
 	# Each pass's sdiag beside the table: <policy>-<later|at-once>.txt.
 	local sdiag=${file%.txt}.sdiag
 	mkdir -p "$sdiag"
@@ -377,9 +379,7 @@ bench_submit() {
 	{
 		printf '# make bench BENCH=submit: %s jobs a pass, %s submitters; at once: %s\n' \
 			"$jobs" "${BENCH_SUBMITTERS:-$(in_tools python3 -c 'from workloads.replay import slurm_io; print(slurm_io.SUBMITTERS)' </dev/null)}" "$how"
-		printf '# host: %s cores, %s MiB; %s; load %s\n' "$(nproc)" \
-			"$(awk '/MemTotal/ {printf "%d", $2 / 1024}' /proc/meminfo)" \
-			"$(date -u +%FT%TZ)" "$(cut -d' ' -f1-3 /proc/loadavg)"
+		printf '# host: %s; load %s\n' "$(bench_host)" "$(cut -d' ' -f1-3 /proc/loadavg)"
 	} | tee "$file"
 	cmd_down >/dev/null
 	for line in "${plan[@]}"; do

@@ -12,7 +12,7 @@ import pytest
 
 from workloads.experiment import definition, kinds
 from workloads.experiment.definition import apply_overrides, parse_definition
-from workloads.experiment.errors import ExperimentError
+from workloads.experiment.errors import ExperimentError, paper_key_name
 from workloads.experiment.kind import Kind
 from workloads.experiment.planning import plan, planned_runs
 from workloads.experiment.results import build_table
@@ -141,3 +141,17 @@ def test_the_generic_modules_name_no_kind():
         if where != "kinds.py":
             assert not re.search(rf"[\"']({names})[\"']", code), where
         assert not re.search(rf"from \.({'|'.join(kinds.MODULES)}) import", code), where
+
+
+def test_a_paper_line_is_checked_for_its_metric_and_its_log():
+    """errors.paper_key_name, the kinds' one check of a paper.* line's
+    metric and, when given the logs, its log (or *)."""
+    assert paper_key_name(("m", "a", "x"), ("m", "k"), "w: ", ["a"]) == "paper.m.a.x"
+    assert paper_key_name(("k", "*", "x"), {"k": 0}, "w: ", ["a"]) == "paper.k.*.x"
+    assert paper_key_name(("m", "b", "x"), ("m",), "w: ") == "paper.m.b.x"
+    with pytest.raises(ExperimentError, match=re.escape(
+            "w: paper.n.a: unknown metric 'n'; expected one of m k")):
+        paper_key_name(("n", "a"), ("m", "k"), "w: ", ["a"])
+    with pytest.raises(ExperimentError, match=re.escape(
+            "w: paper.m.b: log 'b' is not among the logs 'a c'")):
+        paper_key_name(("m", "b"), ("m",), "w: ", ["a", "c"])

@@ -220,3 +220,26 @@ def test_sim_costs_give_every_named_policys_same_state_cost_as_the_plugins_recor
     _, rows, comments = run([], tmp_path / "without")
     assert all(r["costs"] == "" for r in rows.values())
     assert not any("cost_greedy" in c for c in comments.values())
+
+
+def test_both_records_end_with_the_matrix_the_fallback_and_the_engine():
+    """admin_comment at node and at core level (commtree_eval.c's and
+    commtree_cores.c's records): a job with a traffic matrix names its
+    ranks (node level: the plan's, else its nodes; core level: tb-sim's)
+    and hop-bytes, then the fallback, then engine=sim."""
+    row = {"recorded": "1", "ranks": "0", "policy": "greedy", "cost": "5", "cost_default": "6",
+           "denominator": "default", "cost_denominator": "6", "costs": "",
+           "runtime_base": "12.5", "runtime_scaled": "13", "runtime_fallback": "",
+           "hop_bytes": "100", "hop_bytes_default": "120", "fallback": "leaf"}
+    entry = {"comm": 1, "pattern": "rd", "comm_percent": 40.0, "matrix_density": 0.5,
+             "ranks": 0, "nodes": 4}
+    assert simulate.admin_comment(row, entry) == (
+        "policy=greedy;comm=1;pattern=rd;comm_percent=40;cost=5;cost_default=6;"
+        "cost_greedy=5;denominator=default;runtime_base=12.5;runtime_scaled=13;"
+        "matrix_ranks=4;hop_bytes=100;hop_bytes_default=120;fallback=leaf;engine=sim")
+    assert simulate.admin_comment(dict(row, ranks="8", runtime_base="0"), entry) == (
+        "policy=greedy;granularity=core;comm=1;pattern=rd;comm_percent=40;"
+        "matrix_ranks=8;hop_bytes=100;hop_bytes_default=120;fallback=leaf;engine=sim")
+    assert simulate.admin_comment(dict(row, fallback=""), dict(entry, matrix_density=0.0)) == (
+        "policy=greedy;comm=1;pattern=rd;comm_percent=40;cost=5;cost_default=6;"
+        "cost_greedy=5;denominator=default;runtime_base=12.5;runtime_scaled=13;engine=sim")

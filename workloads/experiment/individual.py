@@ -17,7 +17,7 @@ import os
 from metrics import eq7
 from .errors import ExperimentError
 from .kind import Kind, no_cost_plot
-from .tables import fmt, improvement, ordering
+from .tables import fmt, improvement, ordering, ordering_md
 
 
 def occupying_nodes(r):
@@ -98,12 +98,7 @@ def table_individual(d, runs, t):
     t.md += ["", "Same starting state (the occupying jobs on the same nodes as in the "
              "baseline's run): " + ("yes, in every run" if states and not differ else
                                     f"**no**: {', '.join(differ)}" if differ else "-"), ""]
-    t.md += ["Ordering by improvement, highest first (ours: measured, total):", "",
-             "| log | pattern | ours | paper | agrees |", "|---|---|---|---|---|"]
-    for log, pattern, o, p in orders:
-        agrees = "-" if o is None or p is None else ("yes" if o == p else "no")
-        t.md.append(f"| {log} | {pattern} | {o or '-'} | {p or '-'} | {agrees} |")
-    t.md.append("")
+    t.md += ordering_md(orders, "measured, total")
 
 
 def validate_individual(d, where):

@@ -32,7 +32,7 @@ import math
 import statistics
 
 from . import nedd_background
-from .errors import ExperimentError
+from .errors import ExperimentError, paper_key_name
 from .kind import Kind
 from .nedd_jobs import LAYOUTS, list_facts, WARMUP, write_list
 from .tables import fmt, pace_text
@@ -92,13 +92,8 @@ def validate_nedd(d, where):
                                   f"layout ({' '.join(LAYOUTS)})")
     nedd_background.parse(d.background, where)
     for key in d.paper:
-        metric, log, app, policy = key
-        name = "paper." + ".".join(key)
-        if metric not in METRICS:
-            raise ExperimentError(f"{where}{name}: unknown metric '{metric}'; expected "
-                                  f"{' or '.join(METRICS)}")
-        if log not in d.logs + ["*"]:
-            raise ExperimentError(f"{where}{name}: layout '{log}' is not among the logs")
+        policy = key[3]
+        name = paper_key_name(key, METRICS, where, d.logs)
         if policy not in d.policies + ["three"]:
             raise ExperimentError(f"{where}{name}: policy '{policy}' is not among the "
                                   "policies")

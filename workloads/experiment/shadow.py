@@ -4,7 +4,7 @@ improvement from one baseline replay, through Eq. 7.
 
 from metrics import eq7
 from .kind import Kind, no_cost_plot
-from .tables import fmt, improvement, ordering, run_for, sample_rows
+from .tables import fmt, improvement, ordering, ordering_md, run_for, sample_rows
 
 
 def table_shadow(d, runs, t):
@@ -44,12 +44,7 @@ def table_shadow(d, runs, t):
                                    "" if pv is None else f"{pv:g}", r.run_id if r else ""])
             orders.append((log, pattern, ordering(ours, 2, True), ordering(paper, 2, True)))
     t.md += [""] + [x for line in left_out for x in (line, "")]
-    t.md += ["Ordering by improvement, highest first (ours: the sample):", "",
-             "| log | pattern | ours | paper | agrees |", "|---|---|---|---|---|"]
-    for log, pattern, o, p in orders:
-        agrees = "-" if o is None or p is None else ("yes" if o == p else "no")
-        t.md.append(f"| {log} | {pattern} | {o or '-'} | {p or '-'} | {agrees} |")
-    t.md.append("")
+    t.md += ordering_md(orders, "the sample")
 
 
 # The baseline alone per log x pattern: every policy's cost is recorded in

@@ -102,6 +102,18 @@ def ordering(values, digits, reverse=False):
     return (" > " if reverse else " < ").join(" = ".join(sorted(groups[k])) for k in keys)
 
 
+def ordering_md(orders, ours):
+    """The markdown table of the policies' orderings by improvement, ours
+    (what ours are, e.g. "the sample") beside the paper's, one row for each
+    (log, pattern, ours, paper) of orders (an ordering None: '-')."""
+    md = [f"Ordering by improvement, highest first (ours: {ours}):", "",
+          "| log | pattern | ours | paper | agrees |", "|---|---|---|---|---|"]
+    for log, pattern, o, p in orders:
+        agrees = "-" if o is None or p is None else ("yes" if o == p else "no")
+        md.append(f"| {log} | {pattern} | {o or '-'} | {p or '-'} | {agrees} |")
+    return md + [""]
+
+
 def improvement(rows, policies, baseline, left=None):
     """{policy: % less total runtime than baseline's} had each policy
     placed every job on the state it met: Eq. 7 on the recorded

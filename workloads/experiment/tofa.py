@@ -29,7 +29,7 @@ import statistics
 
 from metrics.run_dir import csv_cell
 from workloads import tofa_graphs
-from .errors import ExperimentError
+from .errors import ExperimentError, paper_key_name
 from .kind import Kind
 from .tables import fmt, pace_text
 
@@ -80,10 +80,7 @@ def validate_tofa(d, where):
                                   "definition's shapes and policies")
     for key in d.paper:
         metric, graph, shape, policy = key
-        name = "paper." + ".".join(key)
-        if metric not in METRICS:
-            raise ExperimentError(f"{where}{name}: unknown metric '{metric}'; expected one of "
-                                  f"{' '.join(METRICS)}")
+        name = paper_key_name(key, METRICS, where)
         if graph not in d.logs or shape not in shapes_of(d) or policy not in d.policies:
             raise ExperimentError(f"{where}{name}: expected a graph, shape and policy of "
                                   "the definition")

@@ -15,7 +15,7 @@ import statistics
 
 from metrics.jobs import fnum
 from metrics.run_dir import csv_cell
-from .errors import ExperimentError
+from .errors import ExperimentError, paper_key_name
 from .kind import Kind
 from .tables import change, fmt, num4, ordering, pace_text
 
@@ -73,14 +73,8 @@ def validate_treematch(d, where):
         raise ExperimentError(f"{where}RATIO is each run's own in kind treematch (ratios = "
                               f"{' '.join(d.ratios)}); RATIOS='...' narrows them")
     for key in d.paper:
-        metric, log, ratio, policy = key
-        name = "paper." + ".".join(key)
-        if metric not in TM_METRICS:
-            raise ExperimentError(f"{where}{name}: unknown metric '{metric}'; expected one of "
-                                  f"{' '.join(TM_METRICS)}")
-        if log not in d.logs + ["*"]:
-            raise ExperimentError(f"{where}{name}: log '{log}' is not among the logs "
-                                  f"'{' '.join(d.logs)}'")
+        metric, _, ratio, policy = key
+        name = paper_key_name(key, TM_METRICS, where, d.logs)
         if ratio_value(ratio) is None:
             raise ExperimentError(f"{where}{name}: ratio '{ratio}': expected a fraction p/q")
         if policy not in d.policies:
