@@ -92,3 +92,48 @@ EOF
 	run cat "$BATS_TEST_TMPDIR/calls"
 	assert_output ""
 }
+
+# bench_file, bench_host and bench_compare (every benchmark's file, host
+# line and end) with the tools and the cluster stubbed.
+run_bench_helpers() {
+	# shellcheck disable=SC2016 # run by bash -c
+	run bash -c '
+		set -euo pipefail
+		. "$ROOT/scripts/lib/common.bash"
+		. "$ROOT/scripts/lib/bench.bash"
+		D=$1
+		in_tools() { echo "compared ${*:3}"; return 3; }
+		cmd_down() { echo down >>"$D/calls"; }
+		'"$1" _ "$BATS_TEST_TMPDIR"
+}
+
+@test "bench_file: <name>-<date>-<time>.txt in the folder it makes; one it cannot make stops the benchmark" {
+	# shellcheck disable=SC2016 # run by bash -c
+	run_bench_helpers 'f=$(bench_file clock "$1/a/out"); echo "$f"; [ -d "$1/a/out" ]
+		f=$(ROOT=$1/root bench_file up); echo "$f"'
+	assert_success
+	assert_line --index 0 --regexp "^$BATS_TEST_TMPDIR/a/out/clock-[0-9]{8}-[0-9]{6}\.txt\$"
+	assert_line --index 1 --regexp "^$BATS_TEST_TMPDIR/root/bench/out/up-[0-9]{8}-[0-9]{6}\.txt\$"
+	# A file where the folder should be: the benchmark ends there, as
+	# the mkdir -p of each benchmark did before bench_file.
+	: >"$BATS_TEST_TMPDIR/plain"
+	# shellcheck disable=SC2016 # run by bash -c
+	run_bench_helpers 'f=$(bench_file submit "$1/plain/out"); echo "went on with $f"'
+	assert_failure
+	refute_output --partial "went on"
+}
+
+@test "bench_host and bench_compare: the host line; the comparison appended, the cluster down, its status returned" {
+	# shellcheck disable=SC2016 # run by bash -c
+	run_bench_helpers 'bench_host; echo
+		echo head >"$1/f.txt"; c=0; bench_compare clock.py ref.json "$1/f.txt" r1 r2 || c=$?
+		echo "status $c"; cat "$1/f.txt" "$1/calls"'
+	assert_success
+	assert_line --index 0 --regexp '^[0-9]+ cores, [0-9]+ MiB; [0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8}Z$'
+	assert_line --index 1 "compared ref.json r1 r2"
+	assert_line --index 2 --regexp '^written to .*/f\.txt$'
+	assert_line --index 3 "status 3"
+	assert_line --index 4 "head"
+	assert_line --index 5 "compared ref.json r1 r2"
+	assert_line --index 6 "down"
+}

@@ -2,10 +2,11 @@
 # and keeps them in bench/out/; none is a test.
 
 # A new file for a benchmark's figures: the path of <name>-<time>.txt in
-# bench/out, or in the folder $2, which it makes.
+# bench/out, or in the folder $2, which it makes. It runs in $(...), where
+# set -e does not hold: a folder it cannot make is its failure, returned.
 bench_file() {
 	local out=${2:-$ROOT/bench/out}
-	mkdir -p "$out"
+	mkdir -p "$out" || return
 	echo "$out/$1-$(date +%Y%m%d-%H%M%S).txt"
 }
 
