@@ -117,6 +117,7 @@ static const struct tb_test tb_tests[] = {
 	T(test_sim_cores_plan_errors),
 	T(test_sim_bf_cost_tests_take_time),
 	T(test_sim_bf_cost_ignores_freed_nodes),
+	T(test_sim_bf_cost_no_limits_pool_ends),
 	T(test_sim_bf_cost_default_off),
 	T(test_sim_golden_schedules),
 	{ NULL, NULL },

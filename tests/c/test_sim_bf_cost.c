@@ -121,6 +121,62 @@ void test_sim_bf_cost_ignores_freed_nodes(void)
 	}
 }
 
+/* LIMITS=none (every limit 0): why the twin and the rate-1000 emulation
+ * part on ICPP Table 3 under the authors' reading
+ * (docs/results/2026-11-27-no-limits-wait-gap.md). Every running job ends
+ * a year ahead in backfill's plan (backfill.c 2621-2627, job_mgr.c
+ * job_end_time_reset), so a blocked job's start lies beyond bf_window and
+ * it gets no reservation (backfill.c 3390-3404): whoever fits in the nodes
+ * free at a decision starts. A, B (3 nodes, 100 and 101 s) and C (2 nodes,
+ * 1000 s) fill the 8 nodes at 0; W (4 nodes, 50 s) arrives at 1, then N1
+ * and N2 (3 nodes, 100 s) at 2 and 3, in that priority order.
+ *   no cost:  A's end (100) frees 3 nodes: the main pass stops at W, and
+ *             backfill starts N1 there; B's end (101): N2 the same. W
+ *             starts when N1 and N2 have ended, at 201 (main pass): the
+ *             narrow jobs take the freed nodes one end at a time.
+ *   cost 5:   the cycle begun at A's end (100) tests W at 105 and N1 at
+ *             110; B's end at 101 comes first, so the main pass sees A's
+ *             and B's nodes together (6) and starts W at 101. N1 and N2
+ *             do not fit in the 2 left (cycle ends at 115), and start at
+ *             W's end, 151, by the main pass: ends pooled by the cycle's
+ *             time go to the head of the queue, as in the emulation.
+ * No reservation in either (planned -1, max_reserved 0). With a limit, W
+ * would be reserved at 120 and start at 101 without any cost. */
+void test_sim_bf_cost_no_limits_pool_ends(void)
+{
+	static const char *plan_text = PLAN_HEAD
+		JOB("A", "0", "100", "3", "0")
+		JOB("B", "0", "101", "3", "0")
+		JOB("C", "0", "1000", "2", "0")
+		JOB("W", "1", "50", "4", "0")
+		JOB("N1", "2", "100", "3", "0")
+		JOB("N2", "3", "100", "3", "0");
+	const double cost[2] = { 0, 5 };
+	const double w_start[2] = { 201, 101 };
+	const double n1_start[2] = { 100, 151 }, n2_start[2] = { 101, 151 };
+	const int n_backfilled[2] = { 1, 0 };
+
+	for (int k = 0; k < 2; k++) {
+		struct sim_plan plan;
+		struct tb_scenario *sc;
+		struct sim_job *j = run_cost(plan_text, cost[k], 0, &plan, &sc);
+
+		if (j) {
+			CHECK_NEAR(j[3].limit, 365.0 * 24 * 3600);
+			CHECK_NEAR(j[3].planned, -1);
+			CHECK_NEAR(j[3].start, w_start[k]);
+			CHECK_EQ(j[3].by_backfill, 0);
+			CHECK_NEAR(j[4].start, n1_start[k]);
+			CHECK_EQ(j[4].by_backfill, n_backfilled[k]);
+			CHECK_NEAR(j[5].start, n2_start[k]);
+			CHECK_EQ(j[5].by_backfill, n_backfilled[k]);
+			CHECK_EQ(plan.max_reserved, 0);
+		}
+		sim_plan_free(&plan);
+		tb_scenario_free(sc);
+	}
+}
+
 /* A bad cost is refused by tb-sim's parser; here the library's default:
  * sim_params_default leaves both at 0 (cycles take no time). */
 void test_sim_bf_cost_default_off(void)

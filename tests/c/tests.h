@@ -124,6 +124,7 @@ void test_sim_cores_plan_errors(void);
 /* test_sim_bf_cost.c */
 void test_sim_bf_cost_tests_take_time(void);
 void test_sim_bf_cost_ignores_freed_nodes(void);
+void test_sim_bf_cost_no_limits_pool_ends(void);
 void test_sim_bf_cost_default_off(void);
 /* test_sim_golden.c */
 void test_sim_golden_schedules(void);
