@@ -89,7 +89,7 @@ def test_a_registered_kinds_list_is_refused_in_another_kinds_definition(widths, 
                        r"tofa-resilience widths$"):
         parse_definition(write(tmp_path, "n", "kind = nope\n"))
     with pytest.raises(ExperimentError, match=r"an experiment takes CLUSTER, POLICIES, "
-                       r"PATTERNS, BASELINE, LOGS, LOADS, TA_SPEEDUPS, RATIOS, SIZE_READINGS, "
+                       r"PATTERNS, BASELINE, LOGS, COST_STATE, COST_JOBS, AGGREGATE, LOADS, TA_SPEEDUPS, RATIOS, SIZE_READINGS, "
                        r"LIMIT_READINGS, TABLE3_READINGS, "
                        r"APPS, REPS, SETUP, BASE_RUNTIME, NO_CONGESTOR, WARMUP, BACKGROUND, SHAPES, SUBJECT, FITTED, CONFIGS, WIDTHS and "):
         apply_overrides(d, ["WIDTH=3"])
