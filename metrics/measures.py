@@ -126,6 +126,10 @@ def compute_aph(rows_src, sacct, tool, topology):
     return out
 
 
+def _ms(seconds):
+    return round(float(seconds) * 1000)
+
+
 def check_isolation(sacct, tool, topology):
     """The SC18 invariants over every pair of jobs that ran at the same
     time (tb-isolation): the violations, one line each ([] when none)."""
@@ -143,7 +147,10 @@ def check_isolation(sacct, tool, topology):
             idx = ",".join(str(index[n]) for n in names)
         except KeyError as e:
             raise ReportError(f"{topology}: no node {e} (job {j['job_id']})")
-        lines.append(f"{j['job_id']} {t['start']} {t['end']} {idx}")
+        # In milliseconds: tb-isolation reads integers, and the twin's
+        # times are fractional seconds (t0 + log time / speedup,
+        # workloads/simulate.py); sacct's whole seconds stay exact.
+        lines.append(f"{j['job_id']} {_ms(t['start'])} {_ms(t['end'])} {idx}")
     r = subprocess.run([tool, topology, "-"], input="\n".join(lines) + "\n",
                        capture_output=True, text=True, check=False)
     if r.returncode not in (0, 1) or r.stderr.strip():

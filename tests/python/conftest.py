@@ -20,12 +20,14 @@ ROOT = os.path.dirname(TESTS)
 # What a test needs of the library's build (build_dir: build/c, or
 # TB_BUILD), as a marker: @pytest.mark.needs_registry (policies.tsv:
 # generate.py and the parsers check POLICY against it), needs_tb_sim (the
-# twin). Without it the test is skipped, the reason saying how to build it.
+# twin), needs_tb_isolation (SC18's invariants). Without it the test is skipped, the reason saying how to build it.
 NEEDS = {
     "needs_registry": ("policies.tsv", os.path.exists,
                        "policy registry not built (make -C plugins tools)"),
     "needs_tb_sim": ("tb-sim", lambda path: os.access(path, os.X_OK),
                      "tb-sim not built (make -C plugins tools)"),
+    "needs_tb_isolation": ("tb-isolation", lambda path: os.access(path, os.X_OK),
+                           "tb-isolation not built (make -C plugins tools)"),
 }
 
 
