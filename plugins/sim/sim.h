@@ -118,6 +118,15 @@ struct sim_params {
 	 * its end, on a change after its end (backfill.c's _more_work). */
 	double bf_cost;
 	double bf_max_time;
+	/* Ours, not Slurm's: wait_trials 1 models the emulated plugin's
+	 * answer to backfill's trials (plugins/slurm/commtree_eval.c
+	 * _test_only and _must_wait): a trial whose offer holds a node busy
+	 * now is taken for a test-only eval, so a wait-trait policy's
+	 * (isolated) refusal there falls back to default (tree) and backfill
+	 * plans the job at tree's time on tree's nodes; at the start the
+	 * policy refuses again. 0 (the default): the policy decides every
+	 * trial, as Algorithm 1 asks (docs/results/2026-11-27-sc18-twin-gap.md). */
+	int wait_trials;
 	/* Ours: the policies whose own choice's Eq. 6 cost is also recorded
 	 * at every start, on the same snapshot (sim_job.costed, in this
 	 * order), as the plugin records cost_<policy> of every policy in the
@@ -171,6 +180,8 @@ void sim_bits_fini(struct sim_bits *b);
 void sim_bits_copy(struct sim_bits *dst, const struct sim_bits *src);
 void sim_bits_and(struct sim_bits *dst, const struct sim_bits *src);
 int sim_bits_count(const struct sim_bits *b);
+/* 1 when every node of a is in b. */
+int sim_bits_subset(const struct sim_bits *a, const struct sim_bits *b);
 /* The bits of a word, by halves (SWAR): __builtin_popcountll without
  * -mpopcnt is a call into libgcc per word, in the twin's hottest loops. */
 static inline int sim_popcount(uint64_t x)
@@ -257,6 +268,9 @@ struct sim {
 	int *cores;
 	int *core_comm;
 	int *core_offer;	/* the snapshot's free_cores (sim_cores.c) */
+	/* Set around a backfill trial the plugin would take for a test-only
+	 * eval (sim_params.wait_trials); sim_place reads it. */
+	int trial_test_only;
 };
 
 /* The tallies' masks (sim_place.c); 0 or -1 (out of memory). */

@@ -120,7 +120,7 @@ static int bf_test(struct run *r, struct sim_space *sp, int from, int idx,
 	double limit = round_up(j->limit, p->bf_resolution);
 	enum tb_policy used = TB_POLICY_DEFAULT;
 	const char *fb = NULL;
-	int found = -1;
+	int found = -1, test_only = 0;
 
 	for (int i = from; i < sp->n && sp->begin[i] <= horizon; i++) {
 		enum sim_try t;
@@ -136,7 +136,13 @@ static int bf_test(struct run *r, struct sim_space *sp, int from, int idx,
 			if (sim_bits_count(&r->bits) < j->nodes)
 				continue;
 		}
+		/* wait_trials 1: the plugin's _test_only holds for an offer
+		 * with a node busy now (not in the idle bitmap). */
+		s->trial_test_only = p->wait_trials &&
+				     !sim_bits_subset(&r->bits, &s->free);
 		t = sim_place(s, j, &r->bits, r->alloc, &used, &fb);
+		test_only = s->trial_test_only;
+		s->trial_test_only = 0;
 		if (t == SIM_ERROR)
 			return -1;
 		if (t == SIM_PLACED) {
@@ -145,6 +151,10 @@ static int bf_test(struct run *r, struct sim_space *sp, int from, int idx,
 		}
 	}
 	if (found < 0)
+		return 0;
+	/* A test-only trial's placement now: the start's eval is not a
+	 * test, the policy refuses it there, and the job waits. */
+	if (found == from && test_only && used == TB_POLICY_DEFAULT)
 		return 0;
 	if (found == from)
 		return sim_start_job(r, idx, used, fb, &r->bits, 1) ||

@@ -215,7 +215,8 @@ enum sim_try sim_place(struct sim *s, struct sim_job *j,
 		st = tb_allocate_why(p->policy, s->t, s->occ, &j->job,
 				     &p->opts, alloc, why, sizeof(why));
 		if (tb_policy_has(p->policy, TB_TRAIT_WAIT) &&
-		    (st == TB_EWAIT || st == TB_ENOSPACE))
+		    (st == TB_EWAIT || st == TB_ENOSPACE) &&
+		    !s->trial_test_only)
 			return SIM_NO_ROOM;
 		if (st == TB_ENOMEM)
 			return SIM_ERROR;

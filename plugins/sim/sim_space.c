@@ -41,6 +41,14 @@ void sim_bits_and(struct sim_bits *dst, const struct sim_bits *src)
 		dst->w[i] &= src->w[i];
 }
 
+int sim_bits_subset(const struct sim_bits *a, const struct sim_bits *b)
+{
+	for (int i = 0; i < a->words; i++)
+		if (a->w[i] & ~b->w[i])
+			return 0;
+	return 1;
+}
+
 int sim_bits_count(const struct sim_bits *b)
 {
 	int c = 0;

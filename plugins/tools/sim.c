@@ -9,8 +9,14 @@
  *          [--backfill slurm|easy|none] [--bf-interval s] [--bf-window s]
  *          [--bf-resolution s] [--bf-max-job-test n] [--queue-depth n]
  *          [--lag s] [--bf-cost s] [--bf-max-time s]
- *          [--costs p1,p2,...] [--out file]
+ *          [--costs p1,p2,...] [--wait-trials policy|plugin] [--out file]
  *
+ * --wait-trials: who answers backfill's trials of a wait-trait policy's
+ * job (isolated): policy (the default) lets the policy decide every trial,
+ * as Algorithm 1 asks; plugin models the emulated plugin, whose refusal in
+ * a trial offering a node busy now is taken for a test-only eval and falls
+ * back to tree's choice (ours, to explain the emulation:
+ * docs/results/2026-11-27-sc18-twin-gap.md).
  * --tick: eligible times rounded to this many log seconds (Slurm's clock's
  * whole second: SPEEDUP under CLOCK=scaled; 0, none, by default). The
  * --bf-* times are log seconds too.
@@ -47,7 +53,8 @@ static void usage(void)
 		"              [--bf-max-job-test <n>] [--queue-depth <n>] "
 		"[--tick <s>] [--lag <s>]\n"
 		"              [--bf-cost <s>] [--bf-max-time <s>] "
-		"[--costs <p1,p2,...>] [--out <file>]\n");
+		"[--costs <p1,p2,...>] [--out <file>]\n"
+		"              [--wait-trials policy|plugin]\n");
 }
 
 /* --costs: policy names, ',' between them, each once. */
@@ -177,6 +184,16 @@ int main(int argc, char **argv)
 			else {
 				fprintf(stderr, "tb-sim: --backfill '%s': "
 					"expected slurm, easy or none\n", v);
+				return 2;
+			}
+		} else if (!strcmp(a, "--wait-trials")) {
+			if (!strcmp(v, "policy"))
+				p.wait_trials = 0;
+			else if (!strcmp(v, "plugin"))
+				p.wait_trials = 1;
+			else {
+				fprintf(stderr, "tb-sim: --wait-trials '%s': "
+					"expected policy or plugin\n", v);
 				return 2;
 			}
 		} else if (!strcmp(a, "--costs")) {

@@ -106,6 +106,7 @@ static const struct tb_test tb_tests[] = {
 	T(test_sim_no_backfill),
 	T(test_sim_no_limit_is_a_year),
 	T(test_sim_isolated_waits),
+	T(test_sim_isolated_wait_trials),
 	T(test_sim_choice_is_make_allocs),
 	T(test_sim_runtime_is_eq7),
 	T(test_sim_costed_same_state),

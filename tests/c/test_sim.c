@@ -229,6 +229,49 @@ void test_sim_isolated_waits(void)
 }
 
 /*
+ * Who answers backfill's trials of a job isolated makes wait (issue 28,
+ * docs/results/2026-11-27-sc18-twin-gap.md). As test_sim_isolated_waits
+ * plus Z, one node, limit 2 min (its end at 120 in backfill's plan). At
+ * 10, R (4 nodes) is refused now; backfill's slices are then 120 (Z's
+ * limit), 600 (Q's), 1200 (P's). Worked by hand:
+ *  - wait_trials 0 (the policy decides every trial, Algorithm 1): at 120
+ *    pods A and B still hold a T2 job (P, Q): refused; at 600 Q's nodes
+ *    are free, pod B holds none: R is planned at 600;
+ *  - wait_trials 1 (the emulated plugin): the offer at 120 holds Z's node,
+ *    busy now, so the plugin's _test_only is true, isolated's refusal
+ *    falls back to tree, whose 4 nodes are there: planned at 120.
+ * Either way R starts at 500, when Q ends and isolated places it.
+ */
+void test_sim_isolated_wait_trials(void)
+{
+	const char *jobs = PLAN_HEAD JOB("P", "0", "1000", "4", "0", "20")
+		JOB("Q", "0", "500", "4", "0", "10")
+		JOB("Z", "0", "50", "1", "0", "2")
+		JOB("R", "10", "100", "4", "0", "5");
+	char text[512];
+
+	snprintf(text, sizeof(text), "%sjob nodes=1\n", FIG2_TREE);
+	for (int mode = 0; mode <= 1; mode++) {
+		struct sim_params p;
+		struct sim_plan plan;
+		struct tb_scenario *sc;
+		struct sim_job *j;
+
+		sim_params_default(&p);
+		p.policy = TB_POLICY_ISOLATED;
+		p.wait_trials = mode;
+		j = sim_test_run(text, jobs, &p, &plan, &sc);
+		if (j) {
+			CHECK_NEAR(j[3].planned, mode ? 120 : 600);
+			CHECK_NEAR(j[3].start, 500);
+			CHECK_EQ(j[3].used, TB_POLICY_ISOLATED);
+		}
+		sim_plan_free(&plan);
+		tb_scenario_free(sc);
+	}
+}
+
+/*
  * The twin's choice is the library's on the same state: the jobs running
  * when C starts, as a scenario's running lines (what `make alloc` reads),
  * give tb_allocate_with the same nodes in the same rank order, and the

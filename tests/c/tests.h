@@ -111,6 +111,7 @@ void test_sim_bf_window(void);
 void test_sim_no_backfill(void);
 void test_sim_no_limit_is_a_year(void);
 void test_sim_isolated_waits(void);
+void test_sim_isolated_wait_trials(void);
 void test_sim_choice_is_make_allocs(void);
 void test_sim_runtime_is_eq7(void);
 void test_sim_costed_same_state(void);
