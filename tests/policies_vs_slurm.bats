@@ -236,7 +236,6 @@ sacct_record() {
 }
 
 @test "tiny, isolated: a T2 job waits although nodes are free, a later T1 job starts beside it" {
-	make -s -C "$ROOT" exec CMD='scancel -u root' >/dev/null
 	make -s -C "$ROOT" down >/dev/null
 	make -s -C "$ROOT" up CLUSTER=tiny POLICY=isolated >/dev/null
 	# One node on every leaf of each pod: two T2 jobs by span (pinned,
@@ -259,4 +258,37 @@ sacct_record() {
 	run ctl "scontrol show job $t2"
 	assert_output --partial "AdminComment=policy=isolated;"
 	ctl "scancel $p0 $t1 $t2"
+}
+
+# Epoch seconds of a job's squeue time field (%S start, %e end).
+epoch_of() { date -d "$(ctl "squeue -h -j $1 -o $2")" +%s; }
+
+@test "tiny, isolated: backfill plans a waiting T2 job when Algorithm 1 can place it, not when tree could" {
+	make -s -C "$ROOT" down >/dev/null
+	make -s -C "$ROOT" up CLUSTER=tiny POLICY=isolated >/dev/null
+	# A T2 job (by span) on every leaf of both pods, pod 1's ending
+	# first, and a one-node job in pod 1 ending before it: once that one
+	# ends tree could place 5 nodes, but no leaf is eligible for a T2 job
+	# until pod 1's T2 job ends.
+	local p0 p1 z t2 start z_end p1_end nodes
+	p0=$(submit "-N 4 -t 30 -w t[00,04,08,12]")
+	p1=$(submit "-N 4 -t 10 -w t[16,20,24,28]")
+	z=$(submit "-N 1 -t 2 -w t17")
+	t2=$(ctl "sbatch --parsable -N 5 -t 5 --wrap='sleep 600'")
+	wait_for 30 eval '[ "$(ctl "squeue -h -j $t2 -o %S")" != N/A ]' ||
+		fail "backfill planned no start for the T2 job"
+	# Two backfill cycles (bf_interval=1): the plan is the settled one.
+	sleep 3
+	start=$(epoch_of "$t2" %S)
+	z_end=$(epoch_of "$z" %e)
+	p1_end=$(epoch_of "$p1" %e)
+	[ "$start" -ge "$p1_end" ] && [ "$start" -le $((p1_end + 60)) ] ||
+		fail "T2 job planned at $start: not at pod 1's T2 job's end ($p1_end; the one-node job ends at $z_end)"
+	# Its planned nodes are Algorithm 1's: all in pod 1 (t16-t31).
+	nodes=$(ctl "scontrol show job $t2" | grep -o 'SchedNodeList=[^ ]*' | cut -d= -f2)
+	[ -n "$nodes" ] || fail "no SchedNodeList for the T2 job"
+	nodes=$(ctl "scontrol show hostnames '$nodes'" | tr -d t | sed 's/^0//')
+	assert_equal "$(echo "$nodes" | wc -w)" 5
+	for n in $nodes; do [ "$n" -ge 16 ] || fail "T2 job planned on t$n, outside pod 1"; done
+	ctl "scancel $p0 $p1 $z $t2"
 }

@@ -119,13 +119,14 @@ struct sim_params {
 	double bf_cost;
 	double bf_max_time;
 	/* Ours, not Slurm's: wait_trials 1 models the emulated plugin's
-	 * answer to backfill's trials (plugins/slurm/commtree_eval.c
-	 * _test_only and _must_wait): a trial whose offer holds a node busy
-	 * now is taken for a test-only eval, so a wait-trait policy's
-	 * (isolated) refusal there falls back to default (tree) and backfill
-	 * plans the job at tree's time on tree's nodes; at the start the
-	 * policy refuses again. 0 (the default): the policy decides every
-	 * trial, as Algorithm 1 asks (docs/results/2026-11-27-sc18-twin-gap.md). */
+	 * answer to backfill's trials before its fix (commtree_eval.c
+	 * _must_wait): a trial whose offer held a node busy now was taken
+	 * for a test-only eval, so a wait-trait policy's (isolated) refusal
+	 * there fell back to default (tree) and backfill planned the job at
+	 * tree's time on tree's nodes; at the start the policy refused
+	 * again. 0 (the default): the policy decides every trial, as
+	 * Algorithm 1 asks and the plugin now does
+	 * (docs/results/2026-11-27-sc18-twin-gap.md). */
 	int wait_trials;
 	/* Ours: the policies whose own choice's Eq. 6 cost is also recorded
 	 * at every start, on the same snapshot (sim_job.costed, in this

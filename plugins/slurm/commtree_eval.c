@@ -296,15 +296,31 @@ static int _nodes_needed(topology_eval_t *te)
 /*
  * Whether a refusal means the job waits rather than gets tree's nodes:
  * only for a policy whose rules may forbid every placement now (the
- * registry's wait trait: isolated, SC18), and never at a test-only eval,
- * where a refusal would tell Slurm the job can never run (and reject it
- * at submission).
+ * registry's wait trait: isolated, SC18), never at a test-only eval, where
+ * a refusal would tell Slurm the job can never run (and reject it at
+ * submission), but always in backfill's trials (BACKFILL_TEST).
+ *
+ * A backfill trial at a later time offers nodes busy now, so _test_only
+ * holds there too; yet it only asks whether the job could start at that
+ * time, and a refusal says "not then" (Slurm 24.11.5: sched/backfill sets
+ * BACKFILL_TEST around _try_sched, backfill.c:2946-3045, whose tests are
+ * all SELECT_MODE_WILL_RUN; cons_tres' _future_run_test then lets the
+ * running jobs end one group at a time and tests again after each,
+ * job_test.c:2382-2590, and backfill tries its next start time). The
+ * snapshot is the trial's state: the nodes of the jobs the trial lets end
+ * are offered, so free, and _mark_job's job ids of free nodes are not read
+ * by the isolated policy (policy_isolated.c iso_init), whose classes come
+ * from the jobs still running then. When tree answered these trials
+ * instead, Slurm reserved tree's nodes at tree's earliest time for jobs
+ * Algorithm 1 could not place then, and replanned them, holding small
+ * jobs back (docs/results/2026-11-27-sc18-twin-gap.md).
  */
 static bool _must_wait(enum tb_policy policy, enum tb_status st,
 		       topology_eval_t *te)
 {
 	return tb_policy_has(policy, TB_TRAIT_WAIT) &&
-	       (st == TB_EWAIT || st == TB_ENOSPACE) && !_test_only(te);
+	       (st == TB_EWAIT || st == TB_ENOSPACE) &&
+	       ((te->job_ptr->bit_flags & BACKFILL_TEST) || !_test_only(te));
 }
 
 /*

@@ -13,9 +13,10 @@
  *
  * --wait-trials: who answers backfill's trials of a wait-trait policy's
  * job (isolated): policy (the default) lets the policy decide every trial,
- * as Algorithm 1 asks; plugin models the emulated plugin, whose refusal in
- * a trial offering a node busy now is taken for a test-only eval and falls
- * back to tree's choice (ours, to explain the emulation:
+ * as Algorithm 1 asks, and as the plugin does since its fix (_must_wait);
+ * plugin models the plugin before that fix, whose refusal in a trial
+ * offering a node busy now was taken for a test-only eval and fell back to
+ * tree's choice (ours, to compare with the emulations run before it:
  * docs/results/2026-11-27-sc18-twin-gap.md).
  * --tick: eligible times rounded to this many log seconds (Slurm's clock's
  * whole second: SPEEDUP under CLOCK=scaled; 0, none, by default). The

@@ -237,9 +237,10 @@ void test_sim_isolated_waits(void)
  *  - wait_trials 0 (the policy decides every trial, Algorithm 1): at 120
  *    pods A and B still hold a T2 job (P, Q): refused; at 600 Q's nodes
  *    are free, pod B holds none: R is planned at 600;
- *  - wait_trials 1 (the emulated plugin): the offer at 120 holds Z's node,
- *    busy now, so the plugin's _test_only is true, isolated's refusal
- *    falls back to tree, whose 4 nodes are there: planned at 120.
+ *  - wait_trials 1 (the emulated plugin before its fix): the offer at
+ *    120 holds Z's node, busy now, so the plugin's _test_only is true,
+ *    isolated's refusal falls back to tree, whose 4 nodes are there:
+ *    planned at 120.
  * Either way R starts at 500, when Q ends and isolated places it.
  */
 void test_sim_isolated_wait_trials(void)
