@@ -90,7 +90,8 @@ def add_arguments(ap, params):
     table has none), its type and choices, its help."""
     conv = {"int": int, "float": float}
     for p in params:
-        kw = {"help": p.help, "default": None}
+        # argparse formats help with %: the table's "%" is a plain one.
+        kw = {"help": p.help.replace("%", "%%"), "default": None}
         if p.type in conv:
             kw["type"] = conv[p.type]
             if p.default:
