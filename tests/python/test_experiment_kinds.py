@@ -155,3 +155,21 @@ def test_a_paper_line_is_checked_for_its_metric_and_its_log():
     with pytest.raises(ExperimentError, match=re.escape(
             "w: paper.m.b: log 'b' is not among the logs 'a c'")):
         paper_key_name(("m", "b"), ("m",), "w: ", ["a", "c"])
+
+
+def test_authors_sizes_beside_a_definitions_scale_is_refused_before_any_run(tmp_path):
+    # icpp-table3-intrepid gives SCALE=4; SIZES=authors on the command line
+    # was refused by each replay once its cluster was up (2026-11-28).
+    d = parse_definition(os.path.join(definition.ROOT, "experiments",
+                                      "icpp-table3-intrepid.exp"))
+    apply_overrides(d, ["SIZES=authors"])
+    out = tmp_path / "e"
+    with pytest.raises(ExperimentError, match=re.escape(
+            "icpp-table3-intrepid: SIZES=authors replaces the definition's SCALE=4 "
+            "(log intrepid): drop SIZES, or give SCALE=1")):
+        plan(d, "e", str(out))
+    assert not out.exists()
+    d = parse_definition(os.path.join(definition.ROOT, "experiments",
+                                      "icpp-table3-intrepid.exp"))
+    apply_overrides(d, ["LIMITS=none"])
+    assert plan(d, "e", str(out))

@@ -20,6 +20,19 @@ def planned_runs(d):
     return kind_of(d).plan(d)
 
 
+def check_sizes(d, runs):
+    """SIZES=authors with a SCALE other than 1 is refused by every replay
+    (workloads/replay/plan.py, check_authors_sizes); said here once, before
+    any testbed is started, rather than by each run after its cluster is up."""
+    for r in runs:
+        p = r["params"]
+        scale = str(p.get("SCALE", "1"))
+        if p.get("SIZES") == "authors" and scale not in ("1", "1.0"):
+            raise ExperimentError(
+                f"{d.name}: SIZES=authors replaces the definition's SCALE={scale} "
+                f"(log {r['log']}): drop SIZES, or give SCALE=1")
+
+
 def plan(d, exp_id, out, sets=()):
     if not re.fullmatch(r"[a-z0-9][a-z0-9_-]*", exp_id):
         raise ExperimentError(f"experiment id '{exp_id}': expected lowercase letters, "
@@ -27,6 +40,7 @@ def plan(d, exp_id, out, sets=()):
     if os.path.exists(out):
         raise ExperimentError(f"{out}: already exists")
     runs = planned_runs(d)
+    check_sizes(d, runs)
     tmp = f"{out}.tmp-{os.getpid()}"
     try:
         os.makedirs(os.path.join(tmp, "runs"))
