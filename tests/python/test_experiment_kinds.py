@@ -165,8 +165,8 @@ def test_authors_sizes_beside_a_definitions_scale_is_refused_before_any_run(tmp_
     apply_overrides(d, ["SIZES=authors"])
     out = tmp_path / "e"
     with pytest.raises(ExperimentError, match=re.escape(
-            "icpp-table3-intrepid: SIZES=authors replaces the definition's SCALE=4 "
-            "(log intrepid): drop SIZES, or give SCALE=1")):
+            "icpp-table3-intrepid, log intrepid: SIZES=authors replaces SCALE=4: "
+            "drop SCALE (or use SIZES=logged)")):
         plan(d, "e", str(out))
     assert not out.exists()
     d = parse_definition(os.path.join(definition.ROOT, "experiments",

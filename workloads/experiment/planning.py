@@ -7,7 +7,10 @@ import json
 import os
 import re
 import shutil
+from types import SimpleNamespace
 
+from workloads.replay.errors import ReplayError
+from workloads.replay.plan import check_authors_sizes
 from workloads.replay.run_dir import git_revision
 from .definition import ROOT
 from .errors import ExperimentError
@@ -21,16 +24,18 @@ def planned_runs(d):
 
 
 def check_sizes(d, runs):
-    """SIZES=authors with a SCALE other than 1 is refused by every replay
-    (workloads/replay/plan.py, check_authors_sizes); said here once, before
-    any testbed is started, rather than by each run after its cluster is up."""
+    """The replay's own check of SIZES=authors (its logs, no SCALE beside
+    it: workloads/replay/plan.py, check_authors_sizes), made once here,
+    before any testbed is started, rather than by each run after its
+    cluster is up."""
     for r in runs:
         p = r["params"]
-        scale = str(p.get("SCALE", "1"))
-        if p.get("SIZES") == "authors" and scale not in ("1", "1.0"):
-            raise ExperimentError(
-                f"{d.name}: SIZES=authors replaces the definition's SCALE={scale} "
-                f"(log {r['log']}): drop SIZES, or give SCALE=1")
+        if p.get("SIZES") != "authors":
+            continue
+        try:
+            check_authors_sizes(SimpleNamespace(scale=float(p.get("SCALE", 1))), r["log"])
+        except ReplayError as e:
+            raise ExperimentError(f"{d.name}, log {r['log']}: {e}") from None
 
 
 def plan(d, exp_id, out, sets=()):
