@@ -134,6 +134,20 @@ def active(slow_rate, run_rate):
     return 0 < slow_rate < run_rate
 
 
+def misfit(slow_rate, clock_kind, run_rate):
+    """Why END_GUARD=slow_rate cannot guard a virtual clock at run_rate, or
+    None. A guard at the run's rate or above would slow nothing: asked for
+    and silently off, it once let a run be read as guarded when it was not
+    (TreeMatch Curie, END_GUARD=100 at SPEEDUP=100). The scaled clock has
+    no guard at all; a definition's END_GUARD stays off there (smoke
+    tests)."""
+    if clock_kind != "virtual" or slow_rate <= 0 or slow_rate < run_rate:
+        return None
+    return (f"END_GUARD={slow_rate:g} at SPEEDUP={run_rate:g}: the guard slows "
+            "the clock to its rate, so it must be below the run's; expected 0 "
+            f"(off) or a rate below {run_rate:g}")
+
+
 def iso_epoch(text):
     """jobcomp/filetxt's time (ISO 8601 in slurmctld's local time, UTC in
     the images: Debian's default /etc/localtime) as if it were UTC, epoch

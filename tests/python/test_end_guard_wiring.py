@@ -45,7 +45,15 @@ def test_the_options_and_their_defaults(capsys, tmp_path):
     on = ["--end-guard", "100"]
     assert jobcomp("--clock", "virtual", *on) == [f"jobcomp={endguard.CONTAINER_FILE}"]
     assert jobcomp("--clock", "virtual", "--end-guard", "0") == ["jobcomp="]
-    assert jobcomp("--clock", "virtual", "--speedup", "100", *on) == ["jobcomp="]
+    # a guard at the run's rate would slow nothing: refused, not silently
+    # off (TreeMatch Curie, END_GUARD=100 at SPEEDUP=100, read as guarded)
+    with pytest.raises(ReplayError) as e:
+        cli.parse_args(["--log", log, "--clock", "virtual", "--speedup", "100"] + on)
+    assert str(e.value) == ("END_GUARD=100 at SPEEDUP=100: the guard slows the clock "
+                            "to its rate, so it must be below the run's; expected 0 "
+                            "(off) or a rate below 100")
+    assert jobcomp("--clock", "virtual", "--speedup", "100", "--end-guard", "99") == [
+        f"jobcomp={endguard.CONTAINER_FILE}"]
     assert jobcomp("--clock", "scaled", *on) == ["jobcomp="]
 
 

@@ -173,3 +173,20 @@ def test_authors_sizes_beside_a_definitions_scale_is_refused_before_any_run(tmp_
                                       "icpp-table3-intrepid.exp"))
     apply_overrides(d, ["LIMITS=none"])
     assert plan(d, "e", str(out))
+
+
+def test_an_end_guard_at_the_runs_rate_is_refused_before_any_run(tmp_path):
+    # treematch-curie runs at SPEEDUP=100: END_GUARD=100 on the command line
+    # was silently off in every run, and the run was read as guarded
+    # (2026-11-28).
+    path = os.path.join(definition.ROOT, "experiments", "treematch-curie.exp")
+    d = parse_definition(path)
+    apply_overrides(d, ["END_GUARD=100", "RATIOS=1/3"])
+    out = tmp_path / "e"
+    with pytest.raises(ExperimentError, match=re.escape(
+            "treematch-curie: END_GUARD=100 at SPEEDUP=100: the guard slows")):
+        plan(d, "e", str(out))
+    assert not out.exists()
+    d = parse_definition(path)
+    apply_overrides(d, ["END_GUARD=10", "RATIOS=1/3"])
+    assert plan(d, "e", str(out))

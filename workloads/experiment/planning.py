@@ -9,6 +9,7 @@ import re
 import shutil
 from types import SimpleNamespace
 
+from workloads import endguard
 from workloads.replay.errors import ReplayError
 from workloads.replay.plan import check_authors_sizes
 from workloads.replay.run_dir import git_revision
@@ -38,6 +39,22 @@ def check_sizes(d, runs):
             raise ExperimentError(f"{d.name}, log {r['log']}: {e}") from None
 
 
+def check_end_guard(d, runs):
+    """The replay's own check of END_GUARD against the run's rate
+    (workloads/endguard.py, misfit), made before any testbed is started."""
+    for r in runs:
+        p = r["params"]
+        clock = p.get("CLOCK", "virtual")
+        try:
+            guard = float(p.get("END_GUARD", 0))
+            rate = float(p.get("SPEEDUP") or (1000 if clock == "virtual" else 100))
+        except ValueError:
+            continue  # the replay's own parser names the bad number
+        why = endguard.misfit(guard, clock, rate)
+        if why:
+            raise ExperimentError(f"{d.name}: {why}")
+
+
 def plan(d, exp_id, out, sets=()):
     if not re.fullmatch(r"[a-z0-9][a-z0-9_-]*", exp_id):
         raise ExperimentError(f"experiment id '{exp_id}': expected lowercase letters, "
@@ -46,6 +63,7 @@ def plan(d, exp_id, out, sets=()):
         raise ExperimentError(f"{out}: already exists")
     runs = planned_runs(d)
     check_sizes(d, runs)
+    check_end_guard(d, runs)
     tmp = f"{out}.tmp-{os.getpid()}"
     try:
         os.makedirs(os.path.join(tmp, "runs"))

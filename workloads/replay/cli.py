@@ -98,6 +98,9 @@ def parse_args(argv, extra=None, description="Replay a job log on the running cl
         if not (math.isfinite(value) and value >= 0):
             raise ReplayError(f"{name}={value:g}: expected a number, at least 0 "
                               "(END_GUARD=0: no end guard)")
+    guard_misfit = endguard.misfit(args.end_guard, args.clock, args.speedup)
+    if guard_misfit:
+        raise ReplayError(guard_misfit)
     try:
         args.bf_window = bf_window.check(args.bf_window)
     except ValueError as e:
