@@ -190,3 +190,26 @@ def test_an_end_guard_at_the_runs_rate_is_refused_before_any_run(tmp_path):
     d = parse_definition(path)
     apply_overrides(d, ["END_GUARD=10", "RATIOS=1/3"])
     assert plan(d, "e", str(out))
+
+
+@pytest.mark.parametrize("exp, policies", [("treematch-curie", "default"),
+                                           ("nedd-cori-onejob", None),
+                                           ("tofa-table1", None)])
+def test_policies_narrowed_on_the_command_line_keep_the_paper_lines(tmp_path, exp, policies):
+    # POLICIES=default on treematch-curie was refused: its paper lines name
+    # tm-a (2026-11-28). A paper line may name any of the definition's own
+    # policies; a name none of them has is still refused.
+    path = os.path.join(definition.ROOT, "experiments", f"{exp}.exp")
+    d = parse_definition(path)
+    keep = policies or d.baseline
+    named = sorted({k[3] for k in d.paper} - {keep, "three", "*"})
+    assert named, "the test needs paper lines for another policy"
+    apply_overrides(d, [f"POLICIES={keep}"])
+    assert d.policies == [keep] and named[0] in d.paper_policies()
+    bad = tmp_path / f"{exp}.exp"
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    key = next(k for k in d.paper if k[3] == named[0])
+    bad.write_text(text + f"\npaper.{key[0]}.{key[1]}.{key[2]}.nosuch = 1\n")
+    with pytest.raises(ExperimentError, match="nosuch"):
+        apply_overrides(parse_definition(str(bad)), [f"POLICIES={keep}"])

@@ -115,6 +115,10 @@ class Definition:
         self.logs = []
         self.cluster = {}        # log or "" -> cluster
         self.policies = []
+        # The definition's own policies when POLICIES=... on the command
+        # line narrows them (None: not narrowed): its paper.* lines may
+        # still name the others (paper_policies).
+        self.defined_policies = None
         self.baseline = "default"
         self.patterns = []
         self.metrics = ["exec_hours", "wait_hours"]
@@ -141,6 +145,11 @@ class Definition:
         # experiment's copy of this one).
         self.paper_from = []
         self.paper_files = []
+
+    def paper_policies(self):
+        """The policies a paper.* line may name: the definition's own, not
+        only those a command line's POLICIES= keeps."""
+        return self.defined_policies if self.defined_policies is not None else self.policies
 
     def cluster_of(self, log):
         return self.cluster.get(log, self.cluster.get(""))
@@ -401,6 +410,8 @@ def apply_overrides(d, sets, select=True):
         elif key in list_overrides():
             attr = list_overrides()[key]
             old = " ".join(getattr(d, attr))
+            if attr == "policies" and d.defined_policies is None:
+                d.defined_policies = list(d.policies)
             setattr(d, attr, value.split())
         elif key == "BASELINE":
             old = d.baseline

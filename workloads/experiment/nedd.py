@@ -94,7 +94,7 @@ def validate_nedd(d, where):
     for key in d.paper:
         policy = key[3]
         name = paper_key_name(key, METRICS, where, d.logs)
-        if policy not in d.policies + ["three"]:
+        if policy not in d.paper_policies() + ["three"]:
             raise ExperimentError(f"{where}{name}: policy '{policy}' is not among the "
                                   "policies")
 

@@ -75,13 +75,13 @@ def validate_tofa(d, where):
                               "changes nothing)")
     for f in d.fitted:
         shape, _, policy = f.partition(".")
-        if shape not in shapes_of(d) or policy not in d.policies:
+        if shape not in shapes_of(d) or policy not in d.paper_policies():
             raise ExperimentError(f"{where}fitted '{f}': expected <shape>.<policy> of the "
                                   "definition's shapes and policies")
     for key in d.paper:
         metric, graph, shape, policy = key
         name = paper_key_name(key, METRICS, where)
-        if graph not in d.logs or shape not in shapes_of(d) or policy not in d.policies:
+        if graph not in d.logs or shape not in shapes_of(d) or policy not in d.paper_policies():
             raise ExperimentError(f"{where}{name}: expected a graph, shape and policy of "
                                   "the definition")
         if metric == "below_pct" and not d.subject:

@@ -77,9 +77,9 @@ def validate_treematch(d, where):
         name = paper_key_name(key, TM_METRICS, where, d.logs)
         if ratio_value(ratio) is None:
             raise ExperimentError(f"{where}{name}: ratio '{ratio}': expected a fraction p/q")
-        if policy not in d.policies:
+        if policy not in d.paper_policies():
             raise ExperimentError(f"{where}{name}: policy '{policy}' is not among the "
-                                  f"policies '{' '.join(d.policies)}'")
+                                  f"policies '{' '.join(d.paper_policies())}'")
         if metric.endswith("_gain_s") and policy == d.baseline:
             raise ExperimentError(f"{where}{name}: {metric} compares a strategy with the "
                                   "baseline; the baseline has none")
