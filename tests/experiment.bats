@@ -475,17 +475,17 @@ tm_table() {
 
 @test "treematch plan: SLURM once, each TreeMatch strategy per ratio, RATIO as a fraction, the protocol's parameters" {
 	local dir=$BATS_TEST_TMPDIR/tm
-	run python3 -m workloads.experiment plan treematch-curie --id t --out "$dir"
+	run python3 -m workloads.experiment plan treematch-curie --id t --out "$dir" --set FULL=1
 	assert_success
 	assert_output "experiment t: 25 replays"
 	assert_equal "$(cut -f6 "$dir/runs.tsv" | sort | uniq -c | tr -s ' ' | tr '\n' ';')" \
 		" 1 default; 6 tm-a; 6 tm-i; 6 tm-sub; 6 tm-sub3;"
-	has "$dir/runs.tsv" "$(printf '1\tt-1\tcurie\tcurie\tmix\tdefault\tCLOCK=virtual COMM=1 FIRST=2980 GRANULARITY=core JOBS=60 OPTIONS=denominator=default PREFILL=1 RATIO=0.3333333333333333 RUNTIME_FACTOR=0.5 SCALE=1 SEED=0 SPARSITY=0.9 SPEEDUP=100')"
-	has "$dir/runs.tsv" "$(printf '8\tt-8\tcurie\tcurie\tmix\ttm-i\tCLOCK=virtual COMM=1 FIRST=2980 GRANULARITY=core JOBS=60 OPTIONS=denominator=default PREFILL=1 RATIO=0.5 RUNTIME_FACTOR=0.5 SCALE=1 SEED=0 SPARSITY=0.9 SPEEDUP=100')"
-	# Table 2's ratios alone; without denominator=default SLURM's runtimes
-	# depend on the ratio (Eq. 7 against default1905), so it runs per ratio.
-	run python3 -m workloads.experiment plan treematch-curie --id u --out "$BATS_TEST_TMPDIR/u" \
-		--set RATIOS="1/3 1/2"
+	has "$dir/runs.tsv" "$(printf '1\tt-1\tcurie\tcurie\tmix\tdefault\tCLOCK=virtual COMM=1 END_GUARD=10 FIRST=2980 GRANULARITY=core JOBS=60 OPTIONS=denominator=default PREFILL=1 RATIO=0.3333333333333333 RUNTIME_FACTOR=0.5 SCALE=1 SEED=0 SPARSITY=0.9 SPEEDUP=100')"
+	has "$dir/runs.tsv" "$(printf '8\tt-8\tcurie\tcurie\tmix\ttm-i\tCLOCK=virtual COMM=1 END_GUARD=10 FIRST=2980 GRANULARITY=core JOBS=60 OPTIONS=denominator=default PREFILL=1 RATIO=0.5 RUNTIME_FACTOR=0.5 SCALE=1 SEED=0 SPARSITY=0.9 SPEEDUP=100')"
+	# Table 2's ratios alone, a plain run's (select.RATIOS); without
+	# denominator=default SLURM's runtimes depend on the ratio (Eq. 7
+	# against default1905), so it runs per ratio.
+	run python3 -m workloads.experiment plan treematch-curie --id u --out "$BATS_TEST_TMPDIR/u"
 	assert_output "experiment u: 9 replays"
 	run python3 -m workloads.experiment plan treematch-curie --id v --out "$BATS_TEST_TMPDIR/v" \
 		--set RATIOS="1/3 1/2" --set OPTIONS=denominator=default1905
@@ -581,7 +581,7 @@ tm_table() {
 	run tm_table "$bad"
 	assert_output "error: $bad: paper.wait_s.curie.1/3.tm-a: unknown metric 'wait_s'; expected one of makespan_s utilization_pct flowtime_gain_s runtime_gain_s"
 	run python3 -m workloads.experiment plan treematch-curie --id x --out "$BATS_TEST_TMPDIR/x" --set RATIO=0.5
-	assert_output "error: RATIO is each run's own in kind treematch (ratios = 1/3 1/2 1/10 1/5 3/10 2/5); RATIOS='...' narrows them"
+	assert_output "error: RATIO is each run's own in kind treematch (ratios = 1/3 1/2); RATIOS='...' narrows them"
 	run python3 -m workloads.experiment plan treematch-curie --id x --out "$BATS_TEST_TMPDIR/x" --set OPTIONS="eq3=path fit=quiet"
 	assert_output "error: OPTIONS='eq3=path fit=quiet': expected the library's words separated by commas, e.g. denominator=default"
 	run python3 -m workloads.experiment plan treematch-curie --id x --out "$BATS_TEST_TMPDIR/x" --set OPTIONS=denominator=tree
