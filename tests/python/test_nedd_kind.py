@@ -125,6 +125,7 @@ def definition(apps, policies):
     def paper_value(metric, log, app, policy):
         return d.paper.get((metric, "*", app, policy))
     d.paper_value = paper_value
+    d.paper_policies = lambda: d.policies  # Definition's, not narrowed
     return d
 
 
