@@ -31,6 +31,13 @@ class ClockError(Exception):
     pass
 
 
+def default_speedup(clock_kind):
+    """SPEEDUP when none is given: 1000 on the virtual clock, 100 on the
+    scaled one (params.tsv, SPEEDUP). The replay and the experiment's
+    planning both read it here."""
+    return 1000.0 if clock_kind == "virtual" else 100.0
+
+
 def page_path(state_dir):
     return os.path.join(state_dir, "vclock", "clock")
 

@@ -9,7 +9,7 @@ import re
 import shutil
 from types import SimpleNamespace
 
-from workloads import endguard
+from workloads import endguard, vclock
 from workloads.replay.errors import ReplayError
 from workloads.replay.plan import check_authors_sizes
 from workloads.replay.run_dir import git_revision
@@ -47,7 +47,7 @@ def check_end_guard(d, runs):
         clock = p.get("CLOCK", "virtual")
         try:
             guard = float(p.get("END_GUARD", 0))
-            rate = float(p.get("SPEEDUP") or (1000 if clock == "virtual" else 100))
+            rate = float(p.get("SPEEDUP") or vclock.default_speedup(clock))
         except ValueError:
             continue  # the replay's own parser names the bad number
         why = endguard.misfit(guard, clock, rate)

@@ -86,7 +86,7 @@ def parse_args(argv, extra=None, description="Replay a job log on the running cl
         raise ReplayError(f"unknown PATTERN '{args.pattern}'; valid: "
                           f"{' '.join(PATTERNS)} mix")
     if args.speedup is None:
-        args.speedup = 1000.0 if args.clock == "virtual" else 100.0
+        args.speedup = vclock.default_speedup(args.clock)
     # The clock page's rate field: above 1e6 the virtual clock's pacing
     # loses its precision (docs/vclock.md).
     if args.clock == "virtual" and not 0 < args.speedup <= 1e6:
